@@ -1,0 +1,20 @@
+"""memsite: an AI agent's memory as plain markdown files, searchable and published as a site."""
+
+from .errors import InvalidInput, MemsiteError, NotFound, UnsafePath, WriteFailed
+from .memory import Memory, SessionStart
+from .model import Entry, HotContext
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Entry",
+    "HotContext",
+    "InvalidInput",
+    "Memory",
+    "MemsiteError",
+    "NotFound",
+    "SessionStart",
+    "UnsafePath",
+    "WriteFailed",
+    "__version__",
+]

@@ -1,0 +1,339 @@
+"""The ``memsite`` command line: each command parses options, makes one library call, echoes.
+
+Heavy modules (the index, the site) are imported inside the commands that need them, so the
+write commands stay fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from . import __version__
+from .dates import parse_at
+from .errors import InvalidInput, MemsiteError
+from .memory import Memory
+
+
+class _Group(click.Group):
+    """Turns library errors and OS errors into one line on stderr and exit code 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except MemsiteError as err:
+            raise click.ClickException(str(err)) from None
+        except OSError as err:
+            where = f"{err.filename}: " if err.filename else ""
+            raise click.ClickException(f"{where}{err.strerror or err}") from None
+
+
+def _memory(ctx: click.Context, **kwargs: Any) -> Memory:
+    root = ctx.find_root().params.get("root") or os.environ.get("MEMSITE_ROOT") or "memory"
+    return Memory(
+        root, notify=lambda message: click.echo(f"memsite: {message}", err=True), **kwargs
+    )
+
+
+def _validate_at(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        parse_at(value)
+    except InvalidInput as err:
+        raise click.BadParameter(str(err)) from None
+    return value
+
+
+def _read_body(value: str | None) -> str | None:
+    if value != "-":
+        return value
+    raw = sys.stdin.buffer.read()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InvalidInput(
+            f"--body -: standard input is not UTF-8 (bad byte at offset {err.start})"
+        ) from None
+
+
+def write_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The options every write command shares."""
+    func = click.option(
+        "--allow-secrets", is_flag=True, help="Keep secret-looking text instead of redacting it."
+    )(func)
+    func = click.option("--author", help="Who wrote this (default: $MEMSITE_AUTHOR).")(func)
+    func = click.option("--body", help="Longer text under the entry; '-' reads standard input.")(
+        func
+    )
+    func = click.option(
+        "--at",
+        callback=_validate_at,
+        metavar="ISO-8601",
+        help="When it happened (backfill), e.g. 2026-06-08T14:30:00.",
+    )(func)
+    return func
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="memsite")
+@click.option(
+    "--root",
+    type=click.Path(path_type=str),
+    metavar="DIR",
+    help="The memory tree (default: $MEMSITE_ROOT, else ./memory).",
+)
+def cli(root: str | None) -> None:
+    """memsite: an agent's memory as plain markdown, searchable and published as a site."""
+
+
+@cli.command()
+@click.argument("directory", required=False, type=click.Path(path_type=str))
+@click.pass_context
+def init(ctx: click.Context, directory: str | None) -> None:
+    """Create a memory tree (never overwrites anything)."""
+    from .tree import init_tree
+
+    target = Path(directory) if directory else _memory(ctx).root
+    created, kept = init_tree(target)
+    for rel in created:
+        click.echo(f"created {target / rel}")
+    for rel in kept:
+        click.echo(f"kept    {target / rel} (already there)")
+    click.echo(
+        f"hot/ (the live session) is git-ignored by {target / '.gitignore'}; "
+        "sessions are archived into warm/ when they end."
+    )
+
+
+@cli.group()
+def session() -> None:
+    """Start, show and end the live session (hot/context.json)."""
+
+
+@session.command("start")
+@click.argument("task")
+@click.option("--id", "session_id", help="Session id (default: date, time and task).")
+@click.option("--at", callback=_validate_at, metavar="ISO-8601", help="When the session started.")
+@click.pass_context
+def session_start(ctx: click.Context, task: str, session_id: str | None, at: str | None) -> None:
+    """Start a session; an unfinished one is reported and archived first."""
+    from .hot import render
+
+    started = _memory(ctx).start_session(task, session_id, at=at)
+    if started.archived is not None:
+        previous = started.archived
+        click.echo(
+            f"Archived unfinished session `{previous.session_id}` ({previous.task}) "
+            f"as {started.archived_id}; last step: {previous.current_step or '(none)'}."
+        )
+        if previous.pending_actions:
+            click.echo(f"Carried over {len(previous.pending_actions)} pending action(s).")
+        click.echo()
+    click.echo(render(started.context), nl=False)
+
+
+@session.command("show")
+@click.option("--json", "as_json", is_flag=True, help="Print the hot context as JSON.")
+@click.pass_context
+def session_show(ctx: click.Context, as_json: bool) -> None:
+    """Where were we? The live session as markdown (or JSON)."""
+    from .hot import render
+
+    memory = _memory(ctx)
+    context = memory.session()
+    if as_json:
+        click.echo(json.dumps(context.to_dict() if context else None, indent=2, ensure_ascii=False))
+    elif context is None:
+        click.echo("No active session. Start one with: memsite session start TASK")
+    else:
+        click.echo(render(context), nl=False)
+
+
+@session.command("end")
+@click.option("--summary", help="What the session achieved.")
+@click.option("--at", callback=_validate_at, metavar="ISO-8601", help="When the session ended.")
+@click.pass_context
+def session_end(ctx: click.Context, summary: str | None, at: str | None) -> None:
+    """Archive the session into today's warm log and clear hot/."""
+    click.echo(_memory(ctx).end_session(summary, at=at))
+
+
+@cli.command()
+@click.argument("step")
+@click.option("--file", "files", multiple=True, metavar="PATH", help="A file touched (repeatable).")
+@click.option("--at", callback=_validate_at, metavar="ISO-8601", help="When.")
+@click.pass_context
+def progress(ctx: click.Context, step: str, files: tuple[str, ...], at: str | None) -> None:
+    """Record the current step of the live session."""
+    click.echo(_memory(ctx).progress(step, files, at=at))
+
+
+@cli.group()
+def pending() -> None:
+    """Pending actions of the live session."""
+
+
+@pending.command("add")
+@click.argument("text")
+@click.pass_context
+def pending_add(ctx: click.Context, text: str) -> None:
+    """Add a pending action."""
+    for item in _memory(ctx).pending_add(text):
+        click.echo(f"- [ ] {item}")
+
+
+@pending.command("done")
+@click.argument("text")
+@click.pass_context
+def pending_done(ctx: click.Context, text: str) -> None:
+    """Mark a pending action done (exact text or a unique part of it)."""
+    remaining = _memory(ctx).pending_done(text)
+    click.echo(f"{len(remaining)} pending")
+    for item in remaining:
+        click.echo(f"- [ ] {item}")
+
+
+@cli.command()
+@click.argument("title")
+@click.option("--why", required=True, help="Why this was decided.")
+@click.option("--risk", help="What could go wrong.")
+@click.option("--supersedes", metavar="ID", help="The id of the decision this replaces.")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
+@write_options
+@click.pass_context
+def decide(
+    ctx: click.Context,
+    title: str,
+    why: str,
+    risk: str | None,
+    supersedes: str | None,
+    tags: tuple[str, ...],
+    at: str | None,
+    body: str | None,
+    author: str | None,
+    allow_secrets: bool,
+) -> None:
+    """Record a decision and its why in cold/decisions.md; prints the id."""
+    memory = _memory(ctx, allow_secrets=allow_secrets)
+    click.echo(
+        memory.decide(
+            title, why, risk, supersedes, tags, body=_read_body(body), at=at, author=author
+        )
+    )
+
+
+@cli.command()
+@click.argument("title")
+@click.option("--category", required=True, help="The kind of lesson (e.g. testing, tooling).")
+@click.option("--why", help="Why it matters, or what went wrong.")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
+@write_options
+@click.pass_context
+def learn(
+    ctx: click.Context,
+    title: str,
+    category: str,
+    why: str | None,
+    tags: tuple[str, ...],
+    at: str | None,
+    body: str | None,
+    author: str | None,
+    allow_secrets: bool,
+) -> None:
+    """Record a learning in cold/learnings.md; prints the id."""
+    memory = _memory(ctx, allow_secrets=allow_secrets)
+    click.echo(
+        memory.learn(title, category, why, tags, body=_read_body(body), at=at, author=author)
+    )
+
+
+def _details(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, str]:
+    details = {}
+    for value in values:
+        key, sep, rest = value.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{value!r} is not KEY=VALUE")
+        details[key.strip()] = rest
+    return details
+
+
+@cli.command()
+@click.argument("action")
+@click.option(
+    "--detail",
+    "details",
+    multiple=True,
+    callback=_details,
+    metavar="KEY=VALUE",
+    help="A detail of the activity (repeatable).",
+)
+@click.option("--result", help="How it turned out.")
+@write_options
+@click.pass_context
+def log(
+    ctx: click.Context,
+    action: str,
+    details: dict[str, str],
+    result: str | None,
+    at: str | None,
+    body: str | None,
+    author: str | None,
+    allow_secrets: bool,
+) -> None:
+    """Append an activity to today's warm log; prints the id."""
+    memory = _memory(ctx, allow_secrets=allow_secrets)
+    click.echo(memory.log(action, details, result, body=_read_body(body), at=at, author=author))
+
+
+@cli.command()
+@click.option(
+    "--since", metavar="GIT-REF", help="Also fail if any entry changed or vanished since REF."
+)
+@click.pass_context
+def check(ctx: click.Context, since: str | None) -> None:
+    """Validate the tree; prints path:line: message, exits 1 on errors."""
+    from .check import audit_since, check_tree
+
+    root = _memory(ctx).root
+    problems = check_tree(root)
+    if since:
+        problems += audit_since(root, since)
+    for problem in problems:
+        click.echo(f"{problem}")
+    errors = sum(p.severity == "error" for p in problems)
+    warnings = len(problems) - errors
+    click.echo(f"{errors} error(s), {warnings} warning(s)", err=True)
+    if errors:
+        ctx.exit(1)
+
+
+@cli.command()
+@click.option(
+    "--keep-days",
+    default=7,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Days of warm logs to keep in warm/.",
+)
+@click.pass_context
+def prune(ctx: click.Context, keep_days: int) -> None:
+    """Move warm logs older than N days to warm/archive/YYYY/ (nothing is deleted)."""
+    moved = _memory(ctx).prune(keep_days)
+    for source, target in moved:
+        click.echo(f"{source} -> {target}")
+    click.echo(f"moved {len(moved)} log(s)", err=True)
+
+
+def main() -> None:
+    cli(prog_name="memsite")
+
+
+# Commands that live in their own modules register themselves on ``cli`` when imported.
+from . import cli_recall, cli_site  # noqa: E402,F401

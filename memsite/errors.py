@@ -1,0 +1,21 @@
+"""Exceptions raised by memsite; each message is one line a person can act on."""
+
+
+class MemsiteError(Exception):
+    """Base class: every error memsite raises on purpose."""
+
+
+class InvalidInput(MemsiteError):
+    """A title, date, option or body was refused before anything was written."""
+
+
+class NotFound(MemsiteError):
+    """A tree, session or entry that was asked for does not exist."""
+
+
+class WriteFailed(MemsiteError):
+    """A write could not complete; the file was left exactly as it was."""
+
+
+class UnsafePath(MemsiteError):
+    """A path resolves outside the memory tree (a symlink or `..`)."""

@@ -1,0 +1,447 @@
+"""``Memory``: the Python API over one memory tree. The CLI is a thin layer over this."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import hot, inputs, storage, tree
+from .dates import parse_at
+from .errors import InvalidInput, NotFound
+from .format import DECISIONS, LEARNINGS, next_free_id, parse_entries, render_entry
+from .markup import slugify
+from .model import Entry, HotContext
+from .redact import redact
+
+_STORED_ID = re.compile(r"^[-*+] \*\*Id:\*\* ?(.*)$", re.MULTILINE)
+_ENTRY_HEADING = re.compile(r"^ {0,3}#{2,3}[ \t]", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class SessionStart:
+    """What ``start_session`` did: the new context and any unfinished session it archived."""
+
+    context: HotContext
+    archived: HotContext | None = None
+    archived_id: str | None = None
+
+
+def _when(at: dt.datetime | dt.date | str | None, clock: Callable[[], dt.datetime]) -> dt.datetime:
+    if at is None:
+        return clock().replace(microsecond=0)
+    if isinstance(at, str):
+        return parse_at(at)
+    if isinstance(at, dt.datetime):
+        moment = at.astimezone().replace(tzinfo=None) if at.tzinfo else at
+        return moment.replace(microsecond=0)
+    return dt.datetime.combine(at, dt.time(12, 0))
+
+
+class Memory:
+    """A memory tree rooted at ``root`` (``./memory`` by convention).
+
+    Writes take ``at=`` (a datetime, date or ISO-8601 string) to backfill history; without
+    it they use ``clock()``. Secrets are redacted before writing unless ``allow_secrets``;
+    each redaction is passed to ``notify`` (and kept in ``notices``).
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str] = "memory",
+        *,
+        author: str | None = None,
+        allow_secrets: bool = False,
+        notify: Callable[[str], None] | None = None,
+        clock: Callable[[], dt.datetime] = dt.datetime.now,
+    ) -> None:
+        self.root = Path(root)
+        self.author = author if author is not None else os.environ.get("MEMSITE_AUTHOR") or None
+        self.allow_secrets = allow_secrets
+        self.notify = notify
+        self.clock = clock
+        self.notices: list[str] = []
+
+    # -- reading ---------------------------------------------------------------------
+
+    def entries(self, kind: str | None = None) -> list[Entry]:
+        """Every entry of the tree (decisions, learnings, activities, notes; not the persona)."""
+        read = self.read()
+        return [e for e in read.parsed.entries if kind is None or e.kind == kind]
+
+    def read(self) -> tree.TreeRead:
+        """Entries, problems and file texts in one pass; unreadable files become problems."""
+        tree.check_root(self.root)
+        return tree.read_tree(self.root)
+
+    def entry(self, entry_id: str) -> Entry:
+        for entry in self.entries():
+            if entry.id == entry_id:
+                return entry
+        raise NotFound(f"no entry with id {entry_id!r} (list ids with 'memsite search')")
+
+    def session(self) -> HotContext | None:
+        """The live session, or None."""
+        tree.check_root(self.root)
+        return hot.load(self.root)
+
+    # -- sessions --------------------------------------------------------------------
+
+    def start_session(
+        self, task: str, session_id: str | None = None, *, at: object = None
+    ) -> SessionStart:
+        """Start a session; an unfinished one still in ``hot/`` is archived to warm first."""
+        task = self._clean_line(task, "task")
+        now = _when(at, self.clock)  # type: ignore[arg-type]
+        sid = (
+            inputs.one_line(session_id, "session id")
+            if session_id is not None
+            else (f"{now:%Y%m%d-%H%M%S}-{slugify(task, 32)}")
+        )
+        tree.check_root(self.root)
+        with storage.lock(self.root / hot.LOCK):
+            previous = hot.load(self.root)
+            archived_id = None
+            if previous is not None:
+                archived_id = self._archive(previous, now, "session archived", None)
+            context = HotContext(
+                session_id=sid,
+                task=task,
+                started=now.isoformat(),
+                updated=now.isoformat(),
+                pending_actions=list(previous.pending_actions) if previous else [],
+            )
+            hot.save(self.root, context)
+        return SessionStart(context, previous, archived_id)
+
+    def end_session(self, summary: str | None = None, *, at: object = None) -> str:
+        """Archive the live session into the warm log and clear ``hot/``; returns the log id."""
+        now = _when(at, self.clock)  # type: ignore[arg-type]
+        summary = self._clean_text(summary, "summary")
+        tree.check_root(self.root)
+        with storage.lock(self.root / hot.LOCK):
+            context = self._require_session()
+            entry_id = self._archive(context, now, "session end", summary)
+            hot.clear(self.root)
+        return entry_id
+
+    def progress(self, step: str, files: Iterable[str] = (), *, at: object = None) -> str:
+        """Record the current step (and files touched) in hot and in the warm log."""
+        step = self._clean_line(step, "step")
+        files = [inputs.one_line(name, "file") for name in files]
+        now = _when(at, self.clock)  # type: ignore[arg-type]
+        tree.check_root(self.root)
+        with storage.lock(self.root / hot.LOCK):
+            context = self._require_session()
+            context.current_step = step
+            context.files_modified += [f for f in files if f not in context.files_modified]
+            context.updated = now.isoformat()
+            details = {"files": ", ".join(files)} if files else {}
+            entry_id = self._append_activity(now, "progress", details, step, "")
+            hot.save(self.root, context)
+        return entry_id
+
+    def pending_add(self, text: str, *, at: object = None) -> list[str]:
+        text = self._clean_line(text, "pending action")
+        now = _when(at, self.clock)  # type: ignore[arg-type]
+        tree.check_root(self.root)
+        with storage.lock(self.root / hot.LOCK):
+            context = self._require_session()
+            if text not in context.pending_actions:
+                context.pending_actions.append(text)
+            context.updated = now.isoformat()
+            hot.save(self.root, context)
+            return list(context.pending_actions)
+
+    def pending_done(self, text: str, *, at: object = None) -> list[str]:
+        """Mark a pending action done (exact text, or a unique part of it); it is logged to warm."""
+        text = self._clean_line(text, "pending action")
+        now = _when(at, self.clock)  # type: ignore[arg-type]
+        tree.check_root(self.root)
+        with storage.lock(self.root / hot.LOCK):
+            context = self._require_session()
+            matches = [p for p in context.pending_actions if p == text] or [
+                p for p in context.pending_actions if text.casefold() in p.casefold()
+            ]
+            if len(matches) != 1:
+                listed = "; ".join(context.pending_actions) or "none"
+                problem = "matches several" if matches else "matches no"
+                raise NotFound(f"{text!r} {problem} pending action (pending: {listed})")
+            context.pending_actions.remove(matches[0])
+            context.updated = now.isoformat()
+            self._append_activity(now, "pending done", {}, matches[0], "")
+            hot.save(self.root, context)
+            return list(context.pending_actions)
+
+    # -- entries ---------------------------------------------------------------------
+
+    def decide(
+        self,
+        title: str,
+        why: str,
+        risk: str | None = None,
+        supersedes: str | None = None,
+        tags: Iterable[str] = (),
+        *,
+        body: str | None = None,
+        at: object = None,
+        author: str | None = None,
+    ) -> str:
+        """Append a decision to ``cold/decisions.md``; returns its id."""
+        fields = {"why": self._required_text(why, "--why")}
+        if risk is not None and risk.strip():
+            fields["risk"] = self._clean_text(risk, "risk")
+        if supersedes is not None:
+            fields["supersedes"] = inputs.one_line(supersedes, "--supersedes")
+        return self._write_cold(DECISIONS, "decision", title, fields, tags, body, at, author)
+
+    def learn(
+        self,
+        title: str,
+        category: str,
+        why: str | None = None,
+        tags: Iterable[str] = (),
+        *,
+        body: str | None = None,
+        at: object = None,
+        author: str | None = None,
+    ) -> str:
+        """Append a learning to ``cold/learnings.md``; returns its id."""
+        fields = {"category": self._clean_line(category, "--category")}
+        if why is not None and why.strip():
+            fields["why"] = self._clean_text(why, "why")
+        return self._write_cold(LEARNINGS, "learning", title, fields, tags, body, at, author)
+
+    def log(
+        self,
+        action: str,
+        details: Mapping[str, str] | None = None,
+        result: str | None = None,
+        *,
+        body: str | None = None,
+        at: object = None,
+        author: str | None = None,
+    ) -> str:
+        """Append an activity to the day's warm log; returns its id."""
+        action = self._clean_line(action, "action")
+        clean = {
+            inputs.detail_key(k): self._clean_line(v, f"detail {k!r}") if str(v).strip() else ""
+            for k, v in (details or {}).items()
+        }
+        result = self._clean_text(result, "result")
+        body = self._clean_text(body, "body")
+        now = _when(at, self.clock)  # type: ignore[arg-type]
+        tree.check_root(self.root)
+        return self._append_activity(now, action, clean, result, body, author)
+
+    # -- maintenance -----------------------------------------------------------------
+
+    def prune(self, keep_days: int = 7, *, today: dt.date | None = None) -> list[tuple[str, str]]:
+        """Move warm logs older than ``keep_days`` to ``warm/archive/YYYY/``; delete nothing."""
+        if keep_days < 0:
+            raise InvalidInput("--keep-days must be 0 or more")
+        tree.check_root(self.root)
+        today = today or self.clock().date()
+        cutoff = today - dt.timedelta(days=keep_days)
+        moved = []
+        warm = self.root / "warm"
+        if not warm.is_dir():
+            return moved
+        for path in sorted(warm.glob("????-??-??.md")):
+            try:
+                day = dt.date.fromisoformat(path.stem)
+            except ValueError:
+                continue
+            if day >= cutoff or path.is_symlink():
+                continue
+            target = warm / "archive" / f"{day.year:04d}" / path.name
+            if target.exists():
+                self._notice(
+                    f"{target.relative_to(self.root)} already exists; left {path.name} in place"
+                )
+                continue
+            storage.move(self.root, path, target)
+            moved.append(
+                (path.relative_to(self.root).as_posix(), target.relative_to(self.root).as_posix())
+            )
+        return moved
+
+    # -- internals -------------------------------------------------------------------
+
+    def _notice(self, message: str) -> None:
+        self.notices.append(message)
+        if self.notify is not None:
+            self.notify(message)
+
+    def _redact(self, text: str, name: str) -> str:
+        if self.allow_secrets or not text:
+            return text
+        clean, found = redact(text)
+        if found:
+            kinds = ", ".join(sorted({item.kind for item in found}))
+            self._notice(
+                f"redacted {len(found)} secret(s) in {name} ({kinds}); pass --allow-secrets to keep them"
+            )
+        return clean
+
+    def _clean_line(self, value: str | None, name: str) -> str:
+        return self._redact(inputs.one_line(value, name), name)
+
+    def _clean_text(self, value: str | None, name: str) -> str:
+        return self._redact(inputs.multi_line(value, name), name)
+
+    def _required_text(self, value: str | None, name: str) -> str:
+        text = self._clean_text(value, name)
+        if not text:
+            raise InvalidInput(f"{name} is empty: say why")
+        return text
+
+    def _require_session(self) -> HotContext:
+        context = hot.load(self.root)
+        if context is None:
+            raise NotFound("no active session (start one with 'memsite session start TASK')")
+        return context
+
+    def _author_field(self, author: str | None) -> dict[str, str]:
+        name = author if author is not None else self.author
+        return {"author": inputs.one_line(name, "author")} if name else {}
+
+    def _write_cold(
+        self,
+        rel: str,
+        kind: str,
+        title: str,
+        fields: dict[str, str],
+        tags: Iterable[str],
+        body: str | None,
+        at: object,
+        author: str | None,
+    ) -> str:
+        title = self._clean_line(title, "title")
+        tag_list = [inputs.tag(t) for t in tags]
+        if tag_list:
+            fields["tags"] = ", ".join(dict.fromkeys(tag_list))
+        fields.update(self._author_field(author))
+        body = self._clean_text(body, "body")
+        now = _when(at, self.clock)  # type: ignore[arg-type]
+        tree.check_root(self.root)
+        supersedes = fields.get("supersedes")
+        written: dict[str, str] = {}
+
+        def compose(current: str) -> str:
+            taken = _ids_in(current, rel)
+            if supersedes is not None and supersedes not in taken:
+                raise NotFound(f"--supersedes {supersedes!r}: no decision with that id in {rel}")
+            entry_id = next_free_id(f"{now.date().isoformat()}-{slugify(title)}", taken)
+            written["id"] = entry_id
+            entry = Entry(entry_id, kind, "cold", title, now.date(), fields=fields, body=body)
+            head = (
+                ""
+                if current.strip()
+                else "# Decisions\n\n"
+                if kind == "decision"
+                else "# Learnings\n\n"
+            )
+            return head + render_entry(entry)
+
+        storage.append(self.root, self.root / rel, compose)
+        entry_id = written["id"]
+        self._append_activity(now, kind, {kind: entry_id, "title": title}, "", "", author)
+        if kind == "decision":
+            with storage.lock(self.root / hot.LOCK):
+                try:
+                    context = hot.load(self.root)
+                except hot.BrokenContext as err:
+                    self._notice(str(err))
+                    context = None
+                if context is not None:
+                    context.decisions.append(entry_id)
+                    context.updated = now.isoformat()
+                    hot.save(self.root, context)
+        return entry_id
+
+    def _append_activity(
+        self,
+        now: dt.datetime,
+        action: str,
+        details: dict[str, str],
+        result: str,
+        body: str,
+        author: str | None = None,
+    ) -> str:
+        path = tree.day_log(self.root, now.date())
+        rel = path.relative_to(self.root).as_posix()
+        fields = self._author_field(author)
+        written: dict[str, str] = {}
+
+        def compose(current: str) -> str:
+            entry_id = next_free_id(
+                f"{now.date().isoformat()}-{slugify(action)}", _ids_in(current, rel)
+            )
+            written["id"] = entry_id
+            entry = Entry(
+                entry_id,
+                "activity",
+                "warm",
+                action,
+                now.date(),
+                now.time(),
+                fields,
+                body=body,
+                details=details,
+                result=result,
+            )
+            head = "" if current.strip() else f"# {now.date().isoformat()}\n\n"
+            return head + render_entry(entry)
+
+        storage.append(self.root, path, compose)
+        return written["id"]
+
+    def _archive(
+        self, context: HotContext, now: dt.datetime, action: str, summary: str | None
+    ) -> str:
+        """Write a session into the warm log once (a retry after a crash finds it there)."""
+        for day in {now.date(), _day_of(context.updated)} - {None}:
+            path = tree.day_log(self.root, day)  # type: ignore[arg-type]
+            if path.exists():
+                rel = path.relative_to(self.root).as_posix()
+                for entry in parse_entries(path.read_text("utf-8", errors="replace"), rel).entries:
+                    if entry.details.get(
+                        "session_id"
+                    ) == context.session_id and entry.title.startswith("session"):
+                        return entry.id
+        details = {
+            "session_id": context.session_id,
+            "task": context.task,
+            "started": context.started,
+            "updated": context.updated,
+        }
+        if context.current_step:
+            details["current_step"] = context.current_step
+        lines = []
+        for title, items in (
+            ("Files modified", [f"`{f}`" for f in context.files_modified]),
+            ("Decisions", context.decisions),
+            ("Pending", context.pending_actions),
+        ):
+            if items:
+                lines += [f"**{title}:**", *[f"- {item}" for item in items], ""]
+        return self._append_activity(now, action, details, summary or "", "\n".join(lines).strip())
+
+
+def _day_of(stamp: str) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(stamp[:10])
+    except ValueError:
+        return None
+
+
+def _ids_in(text: str, rel: str) -> set[str]:
+    """Ids already used in a file: stored ones, and those derived for hand-written entries."""
+    stored = {m.group(1).strip() for m in _STORED_ID.finditer(text)}
+    if len(_ENTRY_HEADING.findall(text)) <= len(stored):
+        return stored
+    return stored | {e.id for e in parse_entries(text, rel).entries}

@@ -1,0 +1,130 @@
+"""The domain values: an entry of memory and the live session (hot context)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+KINDS = ("decision", "learning", "activity", "note")
+TIERS = ("hot", "warm", "cold")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry of memory, as read back from the tree.
+
+    ``fields`` holds the ``- **Key:** value`` lines under the heading, keyed in lower case
+    (``why``, ``risk``, ``supersedes``, ``tags``, ``category``, ``author``); the id has its own
+    attribute. ``details`` and ``result`` are used by activity entries only. ``path`` is
+    relative to the memory root, ``line``/``end_line`` are 1-based and inclusive.
+    """
+
+    id: str
+    kind: str
+    tier: str
+    title: str
+    date: dt.date
+    time: dt.time | None = None
+    fields: dict[str, str] = field(default_factory=dict)
+    body: str = ""
+    path: str = ""
+    line: int = 0
+    end_line: int = 0
+    details: dict[str, str] = field(default_factory=dict)
+    result: str = ""
+
+    @property
+    def why(self) -> str | None:
+        return self.fields.get("why")
+
+    @property
+    def risk(self) -> str | None:
+        return self.fields.get("risk")
+
+    @property
+    def category(self) -> str | None:
+        return self.fields.get("category")
+
+    @property
+    def supersedes(self) -> str | None:
+        return self.fields.get("supersedes")
+
+    @property
+    def author(self) -> str | None:
+        return self.fields.get("author")
+
+    @property
+    def tags(self) -> list[str]:
+        raw = self.fields.get("tags", "")
+        return [tag.strip() for tag in raw.split(",") if tag.strip()]
+
+    @property
+    def when(self) -> dt.datetime:
+        """Date and time together (midnight when the entry has no time)."""
+        return dt.datetime.combine(self.date, self.time or dt.time())
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-ready view of the entry."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "tier": self.tier,
+            "title": self.title,
+            "date": self.date.isoformat(),
+            "time": self.time.isoformat() if self.time else None,
+            "fields": dict(self.fields),
+            "tags": self.tags,
+            "details": dict(self.details),
+            "result": self.result,
+            "body": self.body,
+            "path": self.path,
+            "line": self.line,
+            "end_line": self.end_line,
+        }
+
+
+@dataclass
+class HotContext:
+    """The live session kept in ``hot/context.json``."""
+
+    session_id: str
+    task: str
+    started: str
+    updated: str
+    current_step: str = ""
+    files_modified: list[str] = field(default_factory=list)
+    decisions: list[str] = field(default_factory=list)
+    pending_actions: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "session_id": self.session_id,
+            "task": self.task,
+            "current_step": self.current_step,
+            "files_modified": list(self.files_modified),
+            "decisions": list(self.decisions),
+            "pending_actions": list(self.pending_actions),
+            "started": self.started,
+            "updated": self.updated,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> HotContext:
+        def text(key: str) -> str:
+            value = data.get(key, "")
+            return value if isinstance(value, str) else str(value)
+
+        def items(key: str) -> list[str]:
+            value = data.get(key) or []
+            return [str(item) for item in value] if isinstance(value, list) else [str(value)]
+
+        return cls(
+            session_id=text("session_id"),
+            task=text("task"),
+            started=text("started"),
+            updated=text("updated"),
+            current_step=text("current_step"),
+            files_modified=items("files_modified"),
+            decisions=items("decisions"),
+            pending_actions=items("pending_actions"),
+        )

@@ -1,0 +1,115 @@
+"""Secret shapes that must never reach memory, replaced with a visible ``[redacted: kind]``.
+
+Patterns aim at *shapes* (prefixes, lengths, key/value assignments), so hashes, UUIDs, base64
+images and prose that merely mentions "secret" or "password" are left alone; the corpus in
+``tests/test_redact.py`` keeps both rates honest.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_ASSIGNED = r"""(?P<prefix>["']?\b{name}\b["']?[ \t]*(?:=|:|=>)[ \t]*["']?)(?P<secret>{value})"""
+
+# (kind, pattern); a pattern with a ``secret`` group redacts only that group.
+_PATTERNS: list[tuple[str, str]] = [
+    (
+        "private key",
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+        r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    ),
+    ("aws access key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+    (
+        "aws secret key",
+        _ASSIGNED.format(
+            name=r"(?:aws_?)?secret_?(?:access_?)?key",
+            value=r"[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])",
+        ),
+    ),
+    ("github token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b"),
+    ("github token", r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b"),
+    ("gitlab token", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
+    ("slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+    ("slack webhook", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"),
+    (
+        "discord webhook",
+        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]{20,}",
+    ),
+    ("anthropic key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
+    ("openai key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+    ("stripe key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    ("google api key", r"\bAIza[0-9A-Za-z_\-]{35}"),
+    ("google oauth token", r"\bya29\.[0-9A-Za-z_\-]{20,}"),
+    ("huggingface token", r"\bhf_[A-Za-z]{34}\b"),
+    ("npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    ("pypi token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}"),
+    ("sendgrid key", r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b"),
+    ("twilio key", r"\bSK[0-9a-f]{32}\b"),
+    ("mailgun key", r"\bkey-[0-9a-f]{32}\b"),
+    ("shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
+    ("digitalocean token", r"\bdo[por]_v1_[a-f0-9]{64}\b"),
+    ("telegram bot token", r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b"),
+    ("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    (
+        "azure storage key",
+        r"(?P<prefix>AccountKey=)(?P<secret>[A-Za-z0-9+/=]{40,})",
+    ),
+    (
+        "connection string password",
+        r"(?P<prefix>\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:)(?P<secret>[^\s@/]{3,})(?=@)",
+    ),
+    ("bearer token", r"(?P<prefix>\bBearer[ \t]+)(?P<secret>[A-Za-z0-9_\-.=~+/]{16,})"),
+    (
+        "password",
+        _ASSIGNED.format(
+            name=r"(?:password|passwd|pwd|pass)", value=r"(?!\[redacted)[^\s\"',;]{4,}"
+        ),
+    ),
+    (
+        "api key",
+        _ASSIGNED.format(
+            name=r"(?:api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token"
+            r"|auth[_-]?token|secret|token)",
+            value=r"(?=[^\s\"',;]*\d)(?=[^\s\"',;]*[A-Za-z])(?!\[redacted)[^\s\"',;]{16,}",
+        ),
+    ),
+]
+
+_COMPILED = [
+    (
+        kind,
+        re.compile(
+            pattern, re.IGNORECASE if kind in ("password", "api key", "aws secret key") else 0
+        ),
+    )
+    for kind, pattern in _PATTERNS
+]
+
+
+@dataclass(frozen=True)
+class Redaction:
+    kind: str
+    line: int  # 1-based line of the text where the secret started
+
+
+def redact(text: str) -> tuple[str, list[Redaction]]:
+    """Replace every secret shape in ``text``; return the new text and what was found."""
+    found: list[Redaction] = []
+    for kind, pattern in _COMPILED:
+        if not pattern.search(text):
+            continue
+
+        def replace(match: re.Match[str], kind: str = kind) -> str:
+            found.append(Redaction(kind, text.count("\n", 0, match.start()) + 1))
+            if "secret" in pattern.groupindex:
+                return match.group("prefix") + f"[redacted: {kind}]"
+            return f"[redacted: {kind}]"
+
+        text = pattern.sub(replace, text)
+    return text, found
+
+
+def find_secrets(text: str) -> list[Redaction]:
+    """Where ``text`` holds a secret shape (used by the site build to refuse publishing)."""
+    return redact(text)[1]

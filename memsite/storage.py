@@ -1,0 +1,185 @@
+"""Every write to the tree goes through here: locked appends and atomic replaces.
+
+Appends take an exclusive ``flock`` on the file itself (a killed holder frees it at once),
+re-check that the path still names the locked file (``prune`` may have moved it), write the
+whole entry in one ``write`` call, ``fsync``, and on any failure truncate the file back to
+its size before the write. Replaces write a temporary file in the same folder, ``fsync`` it
+and ``os.replace`` it over the target, so a reader sees the old file or the new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from .errors import UnsafePath, WriteFailed
+
+
+def inside(root: Path, target: Path) -> Path:
+    """``target`` resolved, refusing anything (symlinks, ``..``) that leads out of ``root``."""
+    real_root = root.resolve()
+    real = target.resolve()
+    if real != real_root and real_root not in real.parents:
+        raise UnsafePath(f"{target}: resolves outside the memory tree ({real}); refusing to write")
+    return real
+
+
+def _describe(err: OSError) -> str:
+    if err.errno == errno.ENOSPC:
+        return "no space left on device"
+    if err.errno == errno.EFBIG:
+        return "file size limit exceeded"
+    if err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return "permission denied (read-only tree?)"
+    return err.strerror or str(err)
+
+
+@contextlib.contextmanager
+def _locked_fd(path: Path) -> Iterator[int]:
+    while True:
+        fd = os.open(
+            path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644
+        )
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(path, follow_symlinks=False))
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)  # the file was moved or replaced while we waited: lock the new one
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _read_fd(fd: int) -> bytes:
+    size = os.fstat(fd).st_size
+    chunks = []
+    offset = 0
+    while offset < size:
+        chunk = os.pread(fd, min(size - offset, 1 << 20), offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+def append(root: Path, path: Path, compose: Callable[[str], str]) -> str:
+    """Append what ``compose(current_text)`` returns to ``path``, under the file's lock.
+
+    ``compose`` sees the file as it is under the lock (so ids can be chosen without races)
+    and returns the text to add. Returns that text. Nothing is left behind on failure.
+    """
+    inside(root, path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_symlink():
+            raise UnsafePath(f"{path}: is a symbolic link; memsite never writes through one")
+        with _locked_fd(path) as fd:
+            raw = _read_fd(fd)
+            current = raw.decode("utf-8", errors="replace")
+            addition = compose(current)
+            data = addition.encode("utf-8")
+            if raw.strip():
+                sep = b"" if raw.endswith(b"\n\n") else b"\n" if raw.endswith(b"\n") else b"\n\n"
+                data = sep + data
+            elif raw and not raw.endswith(b"\n"):
+                data = b"\n" + data
+            size = len(raw)
+            try:
+                view = memoryview(data)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+                os.fsync(fd)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, size)
+                    os.fsync(fd)
+                raise
+            return addition
+    except OSError as err:
+        raise WriteFailed(
+            f"{path}: could not write ({_describe(err)}); the file is unchanged"
+        ) from None
+
+
+def replace(root: Path, path: Path, data: str) -> None:
+    """Atomically replace ``path`` with ``data``."""
+    inside(root, path.parent)
+    tmp_name = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+        tmp_name = None
+        _sync_dir(path.parent)
+    except OSError as err:
+        raise WriteFailed(
+            f"{path}: could not write ({_describe(err)}); the file is unchanged"
+        ) from None
+    finally:
+        if tmp_name:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_name)
+
+
+def remove(root: Path, path: Path) -> None:
+    inside(root, path.parent)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    _sync_dir(path.parent)
+
+
+def move(root: Path, source: Path, target: Path) -> None:
+    """Move a file within the tree, holding its lock so no append lands in between."""
+    inside(root, target.parent)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        raise WriteFailed(f"{target}: already exists; not moving {source} over it")
+    with _locked_fd(source):
+        os.rename(source, target)
+        _sync_dir(target.parent)
+        _sync_dir(source.parent)
+
+
+@contextlib.contextmanager
+def lock(path: Path) -> Iterator[None]:
+    """An exclusive lock on a lock file (for state that is replaced, not appended)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _sync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def read_text(path: Path) -> str:
+    """A file of the tree as text; raises ``UnicodeDecodeError`` for files that are not UTF-8."""
+    return path.read_bytes().decode("utf-8")

@@ -1,0 +1,176 @@
+"""The layout of a memory tree on disk: where things live, walking it, creating it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import storage
+from .errors import NotFound
+from .format import DECISIONS, LEARNINGS, PERSONA, Parsed, Problem, parse_entries
+
+CONTEXT = "hot/context.json"
+GITIGNORE = """\
+# hot/ is the live session of one agent: volatile working state, archived into warm/ when
+# the session ends. Remove this line to share live sessions through git.
+hot/
+"""
+GITATTRIBUTES = """\
+# Entries are only ever appended: two branches that both add entries merge by keeping both.
+warm/*.md merge=union
+warm/archive/**/*.md merge=union
+cold/*.md merge=union
+"""
+PERSONA_TEMPLATE = """\
+# Persona
+
+Who this agent is. This file is injected at the start of every session and is never mixed
+into memory. Edit it by hand.
+
+## Identity
+
+## Voice
+
+## Standing preferences
+"""
+
+
+def day_log(root: Path, day: dt.date) -> Path:
+    """The warm log of ``day``: the archived one if ``prune`` already moved it."""
+    archived = root / "warm" / "archive" / f"{day.year:04d}" / f"{day.isoformat()}.md"
+    return archived if archived.exists() else root / "warm" / f"{day.isoformat()}.md"
+
+
+def check_root(root: Path) -> None:
+    if root.exists() and not root.is_dir():
+        raise NotFound(f"{root}: is a file, not a memory tree (give --root a folder)")
+    if not root.is_dir():
+        raise NotFound(f"{root}: no memory tree here (run 'memsite init {root}' or pass --root)")
+
+
+def markdown_files(root: Path) -> tuple[list[str], list[Problem]]:
+    """Every ``.md`` of the tree as a root-relative POSIX path, sorted; links out are skipped."""
+    found: list[str] = []
+    problems: list[Problem] = []
+    real_root = root.resolve()
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder)
+        keep = []
+        for name in sorted(dirs):
+            if name.startswith("."):
+                continue
+            sub = here / name
+            if sub.is_symlink() and not _points_inside(real_root, sub):
+                problems.append(
+                    Problem(
+                        _rel(root, sub),
+                        1,
+                        "symbolic link points outside the tree; skipped",
+                        "warning",
+                    )
+                )
+                continue
+            keep.append(name)
+        dirs[:] = keep
+        for name in files:
+            if not name.endswith(".md") or name.startswith("."):
+                continue
+            path = here / name
+            rel = _rel(root, path)
+            if path.is_symlink() and not _points_inside(real_root, path):
+                problems.append(
+                    Problem(rel, 1, "symbolic link points outside the tree; skipped", "warning")
+                )
+                continue
+            found.append(rel)
+    found.sort()
+    return found, problems
+
+
+def _rel(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def _points_inside(real_root: Path, path: Path) -> bool:
+    real = path.resolve()
+    return real == real_root or real_root in real.parents
+
+
+@dataclass
+class TreeRead:
+    """Everything read from the tree in one pass."""
+
+    parsed: Parsed = field(default_factory=Parsed)
+    texts: dict[str, str] = field(default_factory=dict)
+
+
+def read_file(root: Path, rel: str) -> tuple[Parsed, str | None]:
+    """Parse one file; a file that cannot be read becomes a problem, never an exception."""
+    path = root / rel
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        return Parsed(problems=[Problem(rel, 1, f"cannot read: {err.strerror}")]), None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        message = (
+            f"not valid UTF-8 (byte 0x{raw[err.start]:02x}); file skipped, re-save it as UTF-8"
+        )
+        return Parsed(problems=[Problem(rel, line, message)]), None
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        return Parsed(
+            problems=[Problem(rel, line, "contains NUL bytes (binary?); file skipped")]
+        ), None
+    fallback = dt.date.fromtimestamp(path.stat().st_mtime)
+    return parse_entries(text, rel, fallback_date=fallback), text
+
+
+def read_tree(root: Path) -> TreeRead:
+    paths, problems = markdown_files(root)
+    result = TreeRead()
+    result.parsed.problems.extend(problems)
+    for rel in paths:
+        if rel == PERSONA:
+            continue
+        parsed, text = read_file(root, rel)
+        result.parsed.entries.extend(parsed.entries)
+        result.parsed.problems.extend(parsed.problems)
+        if text is not None:
+            result.texts[rel] = text
+    return result
+
+
+def init_tree(root: Path) -> tuple[list[str], list[str]]:
+    """Create the skeleton; never overwrite. Returns (created, kept) relative paths."""
+    if root.exists() and not root.is_dir():
+        raise NotFound(f"{root}: is a file, not a folder")
+    root.mkdir(parents=True, exist_ok=True)
+    files = {
+        PERSONA: PERSONA_TEMPLATE,
+        DECISIONS: "# Decisions\n",
+        LEARNINGS: "# Learnings\n",
+        ".gitignore": GITIGNORE,
+        ".gitattributes": GITATTRIBUTES,
+    }
+    created, kept = [], []
+    for folder in ("hot", "warm", "cold"):
+        (root / folder).mkdir(exist_ok=True)
+    for rel, text in files.items():
+        path = root / rel
+        try:
+            with open(path, "x", encoding="utf-8") as handle:
+                handle.write(text)
+            created.append(rel)
+        except FileExistsError:
+            kept.append(rel)
+    # keep empty tiers in git
+    for folder in ("hot", "warm"):
+        if not any((root / folder).iterdir()):
+            (root / folder / ".gitkeep").touch()
+    storage.inside(root, root)
+    return created, kept
