@@ -153,7 +153,7 @@ def parse_entries(text: str, path: str, *, fallback_date: dt.date | None = None)
         )
     seen: dict[str, int] = {}
     bounds = [index for index, _ in starts] + [len(lines)]
-    for (start, level), end in zip(starts, bounds[1:]):
+    for (start, level), end in zip(starts, bounds[1:], strict=True):
         if level < kind.level:
             continue  # a file title such as "# Decisions" or "# 2026-06-08"
         entry = _parse_section(lines, start, end, path, kind, parsed.problems, seen)

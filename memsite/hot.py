@@ -10,7 +10,7 @@ from .errors import MemsiteError
 from .model import HotContext
 
 CONTEXT = "hot/context.json"
-LOCK = "hot/.lock"
+LOCK = "hot"  # the folder is locked while the context is read-modified-written
 
 
 class BrokenContext(MemsiteError):

@@ -97,17 +97,22 @@ def redact(text: str) -> tuple[str, list[Redaction]]:
     """Replace every secret shape in ``text``; return the new text and what was found."""
     found: list[Redaction] = []
     for kind, pattern in _COMPILED:
-        if not pattern.search(text):
-            continue
-
-        def replace(match: re.Match[str], kind: str = kind) -> str:
-            found.append(Redaction(kind, text.count("\n", 0, match.start()) + 1))
-            if "secret" in pattern.groupindex:
-                return match.group("prefix") + f"[redacted: {kind}]"
-            return f"[redacted: {kind}]"
-
-        text = pattern.sub(replace, text)
+        if pattern.search(text):
+            text = pattern.sub(_Replacer(kind, pattern, text, found), text)
     return text, found
+
+
+class _Replacer:
+    """The ``re.sub`` callback for one pattern: records each hit and keeps any prefix."""
+
+    def __init__(self, kind: str, pattern: re.Pattern[str], text: str, found: list[Redaction]):
+        self.kind, self.text, self.found = kind, text, found
+        self.keeps_prefix = "secret" in pattern.groupindex
+
+    def __call__(self, match: re.Match[str]) -> str:
+        self.found.append(Redaction(self.kind, self.text.count("\n", 0, match.start()) + 1))
+        marker = f"[redacted: {self.kind}]"
+        return match.group("prefix") + marker if self.keeps_prefix else marker
 
 
 def find_secrets(text: str) -> list[Redaction]:

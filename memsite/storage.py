@@ -160,10 +160,13 @@ def move(root: Path, source: Path, target: Path) -> None:
 
 
 @contextlib.contextmanager
-def lock(path: Path) -> Iterator[None]:
-    """An exclusive lock on a lock file (for state that is replaced, not appended)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+def lock(folder: Path) -> Iterator[None]:
+    """An exclusive lock on a folder, for state that is replaced rather than appended.
+
+    Locking the folder itself leaves no lock file behind in the tree.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
