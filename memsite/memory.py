@@ -75,7 +75,11 @@ class Memory:
     def read(self) -> tree.TreeRead:
         """Entries, problems and file texts in one pass; unreadable files become problems."""
         tree.check_root(self.root)
-        return tree.read_tree(self.root)
+        read = tree.read_tree(self.root)
+        for problem in read.parsed.problems:
+            if "skipped" in problem.message:
+                self._notice(f"warning: {problem.path}:{problem.line}: {problem.message}")
+        return read
 
     def entry(self, entry_id: str) -> Entry:
         for entry in self.entries():
