@@ -127,7 +127,39 @@ def read_file(root: Path, rel: str) -> tuple[Parsed, str | None]:
             problems=[Problem(rel, line, "contains NUL bytes (binary?); file skipped")]
         ), None
     fallback = dt.date.fromtimestamp(path.stat().st_mtime)
-    return parse_entries(text, rel, fallback_date=fallback), text
+    parsed = parse_entries(text, rel, fallback_date=fallback)
+    parsed.problems[:0] = _layout_warnings(rel, raw)
+    return parsed, text
+
+
+LARGE_FILE = 10 * 1024 * 1024
+
+
+def _layout_warnings(rel: str, raw: bytes) -> list[Problem]:
+    """Things that parse fine but that a person should know about."""
+    warnings = []
+    if raw.startswith(b"\xef\xbb\xbf"):
+        warnings.append(
+            Problem(
+                rel, 1, "starts with a byte-order mark (read fine; editors may disagree)", "warning"
+            )
+        )
+    crlf = raw.count(b"\r\n")
+    if crlf and crlf != raw.count(b"\n"):
+        first_lf = next(i for i, line in enumerate(raw.split(b"\n")) if not line.endswith(b"\r"))
+        warnings.append(
+            Problem(rel, first_lf + 1, "mixed line endings (CRLF and LF); read fine", "warning")
+        )
+    if len(raw) > LARGE_FILE:
+        warnings.append(
+            Problem(
+                rel,
+                1,
+                f"file is {len(raw) / 2**20:.0f} MiB; very large files slow every command",
+                "warning",
+            )
+        )
+    return warnings
 
 
 def read_tree(root: Path) -> TreeRead:
