@@ -126,7 +126,8 @@ def session_start(ctx: click.Context, task: str, session_id: str | None, at: str
     """Start a session; an unfinished one is reported and archived first."""
     from .hot import render
 
-    started = _memory(ctx).start_session(task, session_id, at=at)
+    memory = _memory(ctx)
+    started = memory.start_session(task, session_id, at=at)
     if started.archived is not None:
         previous = started.archived
         click.echo(
@@ -137,6 +138,12 @@ def session_start(ctx: click.Context, task: str, session_id: str | None, at: str
             click.echo(f"Carried over {len(previous.pending_actions)} pending action(s).")
         click.echo()
     click.echo(render(started.context), nl=False)
+    recent = memory.latest_decisions(5)
+    if recent:
+        click.echo("\n## Recent decisions\n")
+        for entry in recent:
+            click.echo(f"- {entry.date.isoformat()} — {entry.title} (`{entry.id}`)")
+    click.echo("\nFor the full session-start context (persona, relevant memory): memsite prime --task TASK")
 
 
 @session.command("show")

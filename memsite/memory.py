@@ -92,6 +92,11 @@ class Memory:
         tree.check_root(self.root)
         return hot.load(self.root)
 
+    def latest_decisions(self, limit: int = 5) -> list[Entry]:
+        """The newest decisions (reads ``cold/decisions.md`` only, so it stays cheap)."""
+        parsed, _ = tree.read_file(self.root, DECISIONS)
+        return sorted(parsed.entries, key=lambda e: (e.date, e.line), reverse=True)[:limit]
+
     # -- sessions --------------------------------------------------------------------
 
     def start_session(

@@ -267,3 +267,15 @@ def test_python_dash_m_works(root: Path) -> None:
         text=True,
     )
     assert (done.returncode, done.stdout) == (0, "2026-06-08-via-m\n")
+
+
+def test_session_start_reports_and_archives_an_unfinished_session(run) -> None:
+    run("session", "start", "First", "--id", "s1", "--at", "2026-06-08T09:00:00")
+    run("pending", "add", "carry me")
+    run("decide", "Use Postgres", "--why", "durability", "--at", "2026-06-08T09:30:00")
+    result = run("session", "start", "Second", "--id", "s2", "--at", "2026-06-08T10:00:00")
+    lines = result.stdout.splitlines()
+    assert lines[0] == "Archived unfinished session `s1` (First) as 2026-06-08-session-archived; last step: (none)."
+    assert lines[1] == "Carried over 1 pending action(s)."
+    assert "- [ ] carry me" in lines
+    assert "- 2026-06-08 — Use Postgres (`2026-06-08-use-postgres`)" in lines
