@@ -6,6 +6,7 @@ write commands stay fast.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -63,22 +64,35 @@ def _read_body(value: str | None) -> str | None:
         ) from None
 
 
-def write_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """The options every write command shares."""
-    func = click.option(
-        "--allow-secrets", is_flag=True, help="Keep secret-looking text instead of redacting it."
-    )(func)
-    func = click.option("--author", help="Who wrote this (default: $MEMSITE_AUTHOR).")(func)
-    func = click.option("--body", help="Longer text under the entry; '-' reads standard input.")(
-        func
-    )
-    func = click.option(
-        "--at",
-        callback=_validate_at,
-        metavar="ISO-8601",
-        help="When it happened (backfill), e.g. 2026-06-08T14:30:00.",
-    )(func)
-    return func
+def write_command(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the options every write command shares; the command receives ``memory`` (honouring
+    ``--allow-secrets``) and ``write`` (the ``body``, ``at`` and ``author`` keywords)."""
+
+    @functools.wraps(func)
+    def wrapper(
+        at: str | None, body: str | None, author: str | None, allow_secrets: bool, **kwargs: Any
+    ) -> Any:
+        memory = _memory(click.get_current_context(), allow_secrets=allow_secrets)
+        write = {"body": _read_body(body), "at": at, "author": author}
+        return func(memory=memory, write=write, **kwargs)
+
+    for option in (
+        click.option(
+            "--allow-secrets",
+            is_flag=True,
+            help="Keep secret-looking text instead of redacting it.",
+        ),
+        click.option("--author", help="Who wrote this (default: $MEMSITE_AUTHOR)."),
+        click.option("--body", help="Longer text under the entry; '-' reads standard input."),
+        click.option(
+            "--at",
+            callback=_validate_at,
+            metavar="ISO-8601",
+            help="When it happened (backfill), e.g. 2026-06-08T14:30:00.",
+        ),
+    ):
+        wrapper = option(wrapper)
+    return wrapper
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -143,7 +157,9 @@ def session_start(ctx: click.Context, task: str, session_id: str | None, at: str
         click.echo("\n## Recent decisions\n")
         for entry in recent:
             click.echo(f"- {entry.date.isoformat()} — {entry.title} (`{entry.id}`)")
-    click.echo("\nFor the full session-start context (persona, relevant memory): memsite prime --task TASK")
+    click.echo(
+        "\nFor the full session-start context (persona, relevant memory): memsite prime --task TASK"
+    )
 
 
 @session.command("show")
@@ -213,27 +229,18 @@ def pending_done(ctx: click.Context, text: str) -> None:
 @click.option("--risk", help="What could go wrong.")
 @click.option("--supersedes", metavar="ID", help="The id of the decision this replaces.")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
-@write_options
-@click.pass_context
+@write_command
 def decide(
-    ctx: click.Context,
+    memory: Memory,
+    write: dict[str, Any],
     title: str,
     why: str,
     risk: str | None,
     supersedes: str | None,
     tags: tuple[str, ...],
-    at: str | None,
-    body: str | None,
-    author: str | None,
-    allow_secrets: bool,
 ) -> None:
     """Record a decision and its why in cold/decisions.md; prints the id."""
-    memory = _memory(ctx, allow_secrets=allow_secrets)
-    click.echo(
-        memory.decide(
-            title, why, risk, supersedes, tags, body=_read_body(body), at=at, author=author
-        )
-    )
+    click.echo(memory.decide(title, why, risk, supersedes, tags, **write))
 
 
 @cli.command()
@@ -241,24 +248,17 @@ def decide(
 @click.option("--category", required=True, help="The kind of lesson (e.g. testing, tooling).")
 @click.option("--why", help="Why it matters, or what went wrong.")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
-@write_options
-@click.pass_context
+@write_command
 def learn(
-    ctx: click.Context,
+    memory: Memory,
+    write: dict[str, Any],
     title: str,
     category: str,
     why: str | None,
     tags: tuple[str, ...],
-    at: str | None,
-    body: str | None,
-    author: str | None,
-    allow_secrets: bool,
 ) -> None:
     """Record a learning in cold/learnings.md; prints the id."""
-    memory = _memory(ctx, allow_secrets=allow_secrets)
-    click.echo(
-        memory.learn(title, category, why, tags, body=_read_body(body), at=at, author=author)
-    )
+    click.echo(memory.learn(title, category, why, tags, **write))
 
 
 def _details(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, str]:
@@ -282,21 +282,12 @@ def _details(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
     help="A detail of the activity (repeatable).",
 )
 @click.option("--result", help="How it turned out.")
-@write_options
-@click.pass_context
+@write_command
 def log(
-    ctx: click.Context,
-    action: str,
-    details: dict[str, str],
-    result: str | None,
-    at: str | None,
-    body: str | None,
-    author: str | None,
-    allow_secrets: bool,
+    memory: Memory, write: dict[str, Any], action: str, details: dict[str, str], result: str | None
 ) -> None:
     """Append an activity to today's warm log; prints the id."""
-    memory = _memory(ctx, allow_secrets=allow_secrets)
-    click.echo(memory.log(action, details, result, body=_read_body(body), at=at, author=author))
+    click.echo(memory.log(action, details, result, **write))
 
 
 @cli.command()
