@@ -40,11 +40,10 @@ def _describe(err: OSError) -> str:
 
 
 @contextlib.contextmanager
-def _locked_fd(path: Path) -> Iterator[int]:
+def _locked_fd(path: Path, *, create: bool = True) -> Iterator[int]:
+    flags = os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC | (os.O_CREAT if create else 0)
     while True:
-        fd = os.open(
-            path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644
-        )
+        fd = os.open(path, flags, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             try:
@@ -150,13 +149,22 @@ def remove(root: Path, path: Path) -> None:
 def move(root: Path, source: Path, target: Path) -> None:
     """Move a file within the tree, holding its lock so no append lands in between."""
     inside(root, target.parent)
-    target.parent.mkdir(parents=True, exist_ok=True)
     if target.exists():
         raise WriteFailed(f"{target}: already exists; not moving {source} over it")
-    with _locked_fd(source):
-        os.rename(source, target)
-        _sync_dir(target.parent)
-        _sync_dir(source.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # never create the source (another prune may have moved it) nor rename over a target
+        # that appeared while we waited for the lock
+        with _locked_fd(source, create=False):
+            if target.exists():
+                raise WriteFailed(f"{target}: already exists; not moving {source} over it")
+            os.rename(source, target)
+            _sync_dir(target.parent)
+            _sync_dir(source.parent)
+    except OSError as err:
+        raise WriteFailed(
+            f"{source}: could not move it to {target} ({_describe(err)}); it was left in place"
+        ) from None
 
 
 @contextlib.contextmanager
