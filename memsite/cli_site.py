@@ -1,3 +1,77 @@
 """Commands that publish memory: build and serve the site (issue 4)."""
 
 from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import click
+
+from .cli import _memory, cli
+
+
+@cli.command()
+@click.option(
+    "--site-dir", type=click.Path(path_type=Path), help="Where to write the site (default: site/)."
+)
+@click.option("--strict", is_flag=True, help="Fail on any MkDocs warning (broken links, ...).")
+@click.option(
+    "--allow-secrets", is_flag=True, help="Publish even if a file holds a secret-looking string."
+)
+@click.option(
+    "--docs-only",
+    type=click.Path(path_type=Path),
+    metavar="DIR",
+    help="Only write the pages as markdown (and a plugin-free mkdocs.yml) into DIR.",
+)
+@click.option(
+    "--config-file",
+    "-f",
+    type=click.Path(path_type=Path),
+    help="MkDocs configuration (default: ./mkdocs.yml, else a built-in one).",
+)
+@click.pass_context
+def build(
+    ctx: click.Context,
+    site_dir: Path | None,
+    strict: bool,
+    allow_secrets: bool,
+    docs_only: Path | None,
+    config_file: Path | None,
+) -> None:
+    """Build the memory site (MkDocs + Material); refuses to publish a secret."""
+    from .site import builder
+
+    root = _memory(ctx).root
+    if docs_only is not None:
+        written = builder.export_docs(
+            root, docs_only, dt.datetime.now(), allow_secrets=allow_secrets
+        )
+        click.echo(f"wrote {len(written)} files to {docs_only}")
+        return
+    site = builder.build(
+        root,
+        site_dir=site_dir,
+        strict=strict,
+        allow_secrets=allow_secrets,
+        config_file=config_file,
+    )
+    click.echo(f"built {site}")
+
+
+@cli.command()
+@click.option(
+    "--dev-addr", metavar="IP:PORT", help="Address to serve on (default: 127.0.0.1:8000)."
+)
+@click.option(
+    "--config-file",
+    "-f",
+    type=click.Path(path_type=Path),
+    help="MkDocs configuration (default: ./mkdocs.yml, else a built-in one).",
+)
+@click.pass_context
+def serve(ctx: click.Context, dev_addr: str | None, config_file: Path | None) -> None:
+    """Serve the site locally; it rebuilds when a memory file changes."""
+    from .site import builder
+
+    builder.serve(_memory(ctx).root, dev_addr=dev_addr, config_file=config_file)

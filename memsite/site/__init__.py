@@ -1,0 +1,1 @@
+"""The memory site: pages built as data, charts, templates, and the MkDocs plugin."""

@@ -1,0 +1,205 @@
+"""The front doors of ``memsite build`` and ``memsite serve``, and the docs-only export.
+
+They use ``./mkdocs.yml`` when there is one, else a built-in configuration (written to a
+temporary folder for the length of the run, since MkDocs reads its configuration from a
+file and ``serve`` re-reads it on every rebuild).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..errors import MemsiteError, NotFound
+from ..tree import check_root
+
+CONFIG = "mkdocs.yml"
+
+
+class BuildFailed(MemsiteError):
+    """MkDocs refused to build the site (a secret, a broken link under --strict, ...)."""
+
+
+def theme() -> dict[str, Any]:
+    """Material, offline-friendly (no web fonts), with tabs and a light/dark toggle."""
+    return {
+        "name": "material",
+        "font": False,
+        "features": [
+            "navigation.tabs",
+            "navigation.top",
+            "navigation.footer",
+            "search.highlight",
+            "search.suggest",
+            "content.code.copy",
+        ],
+        "icon": {"logo": "material/brain"},
+        "palette": [
+            {
+                "media": "(prefers-color-scheme: light)",
+                "scheme": "default",
+                "primary": "indigo",
+                "accent": "indigo",
+                "toggle": {"icon": "material/weather-night", "name": "Switch to dark mode"},
+            },
+            {
+                "media": "(prefers-color-scheme: dark)",
+                "scheme": "slate",
+                "primary": "indigo",
+                "accent": "indigo",
+                "toggle": {"icon": "material/weather-sunny", "name": "Switch to light mode"},
+            },
+        ],
+    }
+
+
+MARKDOWN_EXTENSIONS: list[Any] = [
+    "attr_list",
+    "admonition",
+    "tables",
+    "md_in_html",
+    "def_list",
+    {"toc": {"permalink": True}},
+    "pymdownx.details",
+    "pymdownx.superfences",
+    "pymdownx.tasklist",
+]
+
+
+def default_config(root: Path, docs_dir: Path, site_dir: Path) -> dict[str, Any]:
+    """The configuration used where there is no ``mkdocs.yml``."""
+    return {
+        "site_name": "Memory",
+        "docs_dir": str(docs_dir),
+        "site_dir": str(site_dir),
+        "theme": theme(),
+        "plugins": ["search", "offline", {"memsite": {"root": str(root.resolve())}}],
+        "markdown_extensions": MARKDOWN_EXTENSIONS,
+    }
+
+
+@contextlib.contextmanager
+def _config_file(root: Path, site_dir: Path, config_file: Path | None) -> Iterator[Path]:
+    if config_file is not None:
+        if not config_file.is_file():
+            raise NotFound(f"{config_file}: no such MkDocs configuration")
+        yield config_file
+        return
+    if Path(CONFIG).is_file():
+        yield Path(CONFIG).resolve()
+        return
+    import yaml
+
+    with tempfile.TemporaryDirectory(prefix="memsite-config-") as folder:
+        docs = Path(folder, "docs")
+        docs.mkdir()
+        path = Path(folder, CONFIG)
+        path.write_text(yaml.safe_dump(default_config(root, docs, site_dir.resolve())), "utf-8")
+        yield path
+
+
+@contextlib.contextmanager
+def _root_override(root: Path) -> Iterator[None]:
+    from .plugin import ROOT_VARIABLE
+
+    before = os.environ.get(ROOT_VARIABLE)
+    os.environ[ROOT_VARIABLE] = str(root.resolve())
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(ROOT_VARIABLE, None)
+        else:
+            os.environ[ROOT_VARIABLE] = before
+
+
+def build(
+    root: Path,
+    *,
+    site_dir: Path | None = None,
+    strict: bool = False,
+    allow_secrets: bool = False,
+    config_file: Path | None = None,
+) -> Path:
+    """Build the site of the tree at ``root``; returns the site folder."""
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort, ConfigurationError, PluginError
+
+    check_root(root)
+    target = Path(site_dir or "site")
+    with _config_file(root, target, config_file) as path, _root_override(root):
+        overrides: dict[str, Any] = {"strict": strict}
+        if site_dir is not None:
+            overrides["site_dir"] = str(target.resolve())
+        try:
+            config = load_config(config_file=str(path), **overrides)
+            plugin = config.plugins.get("memsite")
+            if plugin is None:
+                raise BuildFailed(f"{path}: add the memsite plugin under plugins:")
+            plugin.config.allow_secrets = allow_secrets or plugin.config.allow_secrets
+            mkdocs_build(config)
+        except (PluginError, ConfigurationError) as err:
+            raise BuildFailed(f"site not built: {err}") from None
+        except Abort as err:
+            raise BuildFailed(f"site not built: {err} (see the warnings above)") from None
+        return Path(config.site_dir)
+
+
+def serve(root: Path, *, dev_addr: str | None = None, config_file: Path | None = None) -> None:
+    """Serve the site with live reload; a change to any file of the tree rebuilds it."""
+    from mkdocs.commands.serve import serve as mkdocs_serve
+
+    check_root(root)
+    with _config_file(root, Path("site"), config_file) as path, _root_override(root):
+        options: dict[str, Any] = {"dev_addr": dev_addr} if dev_addr else {}
+        mkdocs_serve(config_file=str(path), watch=[str(root.resolve())], **options)
+
+
+def export_docs(
+    root: Path,
+    out: Path,
+    now: dt.datetime,
+    *,
+    exclude: list[str] | None = None,
+    allow_secrets: bool = False,
+) -> list[Path]:
+    """Write the generated pages and assets as plain markdown under ``out/docs`` with an
+    ``out/mkdocs.yml`` that needs no memsite plugin (for other MkDocs-compatible builders)."""
+    import yaml
+
+    from .pages import build_site
+    from .plugin import ASSETS, SHIM, STYLESHEET
+    from .safety import find_leaks
+
+    check_root(root)
+    site = build_site(root, now, exclude=exclude or ())
+    leaks = [] if allow_secrets else find_leaks(root, site.sources)
+    if leaks:
+        listed = "; ".join(str(leak) for leak in leaks[:10])
+        raise BuildFailed(f"refusing to export secrets from {root}: {listed}; remove them")
+    docs = out / "docs"
+    written = []
+    for page in site.pages:
+        path = docs / page.uri
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(page.markdown, "utf-8")
+        written.append(path)
+    assets = docs / "assets" / "memsite"
+    shutil.copytree(ASSETS, assets, dirs_exist_ok=True)
+    written += [p for p in assets.rglob("*") if p.is_file()]
+    config = default_config(root, Path("docs"), Path("site"))
+    config["plugins"] = ["search", "offline"]
+    config["extra_css"] = [STYLESHEET]
+    config["extra"] = {"polyfills": [SHIM]}
+    config["nav"] = site.nav
+    config["not_in_nav"] = "\n".join(f"/{p.uri}" for p in site.pages if not p.in_nav)
+    (out / CONFIG).write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), "utf-8")
+    written.append(out / CONFIG)
+    return written

@@ -1,0 +1,480 @@
+"""Every page of the memory site, built as data from the tree: plain code, no MkDocs.
+
+``build_site(root, now, ...)`` reads the tree once and returns ``Page`` values (a URI, a
+title, markdown, whether it belongs in the nav) plus the nav itself. The plugin only hands
+them to MkDocs; ``memsite build --docs-only`` writes them to disk.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import itertools
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from fnmatch import fnmatch
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from ..format import PERSONA, classify, front_matter
+from ..hot import CONTEXT, BrokenContext
+from ..hot import load as load_context
+from ..markup import heading_level, outside_fences, slugify, split_lines
+from ..memory import Memory
+from ..model import Entry, HotContext
+from . import charts
+from .render import Renderer, anchor, relative
+
+SESSION_TITLES = ("session end", "session archived")
+STALE_AFTER = dt.timedelta(hours=24)
+
+
+@dataclass(frozen=True)
+class Page:
+    """One generated page: ``uri`` is its path in the docs (``decisions/index.md``)."""
+
+    uri: str
+    title: str
+    markdown: str
+    in_nav: bool = True
+
+
+@dataclass(frozen=True)
+class Site:
+    """The generated pages, the nav that orders them, and the tree files they publish."""
+
+    pages: list[Page]
+    nav: list[Any]
+    sources: list[str] = field(default_factory=list)
+
+    def page(self, uri: str) -> Page:
+        return next(page for page in self.pages if page.uri == uri)
+
+
+@dataclass(frozen=True)
+class Link:
+    """Where an entry lives in the site."""
+
+    title: str
+    uri: str
+    anchor: str = ""
+    date: dt.date | None = None
+
+
+def is_excluded(path: str, patterns: Iterable[str]) -> bool:
+    """Whether a root-relative path falls under an ``exclude`` item: a tier (``hot``), a
+    folder (``cold/private/``), a file (``persona.md``) or a glob (``notes/*-draft.md``)."""
+    for pattern in patterns:
+        item = pattern.strip().strip("/")
+        if item and (path == item or path.startswith(item + "/") or fnmatch(path, item)):
+            return True
+    return False
+
+
+def note_uri(path: str) -> str:
+    return "notes/" + PurePosixPath(path).with_suffix(".md").as_posix()
+
+
+def tag_uri(tag: str) -> str:
+    return f"tags/{slugify(tag)}.md"
+
+
+def category_uri(category: str) -> str:
+    return f"learnings/{slugify(category)}.md"
+
+
+def day_uri(day: dt.date) -> str:
+    return f"activity/{day.isoformat()}.md"
+
+
+def category_of(entry: Entry) -> str:
+    return (entry.category or "").strip() or "uncategorised"
+
+
+def permalink(entry: Entry) -> Link:
+    if entry.kind == "decision":
+        uri = "decisions/index.md"
+    elif entry.kind == "learning":
+        uri = category_uri(category_of(entry))
+    elif entry.kind == "activity":
+        uri = day_uri(entry.date)
+    else:
+        return Link(entry.title, note_uri(entry.path), "", entry.date)
+    return Link(entry.title, uri, anchor(entry.id), entry.date)
+
+
+def related_hits(root: Path, ids: list[str], limit: int = 5) -> dict[str, list[Any]]:
+    """Related entries per id from the search index, if this memsite has ``related``.
+
+    One ``Memory`` serves every lookup so the index is opened once. Any failure (no search
+    module yet, no index) leaves the site without related links rather than failing it.
+    """
+    memory = Memory(root)
+    lookup = getattr(memory, "related", None)
+    found: dict[str, list[Any]] = {}
+    if lookup is None:
+        return found
+    for entry_id in ids:
+        try:
+            found[entry_id] = list(lookup(entry_id, limit=limit))
+        except Exception:  # noqa: BLE001 -- related links are optional decoration
+            break
+    return found
+
+
+@dataclass
+class _Tree:
+    """What the pages are made from, read once."""
+
+    entries: list[Entry]
+    context: HotContext | None
+    persona: str | None
+    sizes: dict[str, int]
+    by_id: dict[str, Entry]
+    links: dict[str, Link]
+    superseded_by: dict[str, list[str]]
+    related: dict[str, list[Link]]
+
+
+class _Builder:
+    def __init__(self, tree: _Tree, renderer: Renderer, now: dt.datetime) -> None:
+        self.tree = tree
+        self.renderer = renderer
+        self.now = now
+        self.pages: list[Page] = []
+
+    def add(self, uri: str, template: str, in_nav: bool = True, **values: Any) -> Page:
+        def href(target: str | Link, anchor: str = "") -> str:
+            if isinstance(target, Link):
+                return relative(uri, target.uri, target.anchor)
+            link = self.tree.links.get(target)
+            if link is not None:
+                return relative(uri, link.uri, link.anchor)
+            return relative(uri, target, anchor)
+
+        markdown = self.renderer.render(
+            template,
+            href=href,
+            view=self.view,
+            linked=self.tree.links.get,
+            day_uri=day_uri,
+            now=self.now,
+            page_uri=uri,
+            **values,
+        )
+        title = values.get("title") or _first_heading(markdown) or uri
+        page = Page(uri, title, markdown, in_nav)
+        self.pages.append(page)
+        return page
+
+    def view(self, entry: Entry) -> dict[str, Any]:
+        """An entry with what the templates show around it."""
+        tree = self.tree
+        newer = tree.superseded_by.get(entry.id, [])
+        older = entry.supersedes
+        return {
+            "entry": entry,
+            "status": "superseded" if newer else "current",
+            "superseded_by": [tree.links[i] for i in newer if i in tree.links],
+            "supersedes": tree.links.get(older) if older else None,
+            "supersedes_missing": older if older and older not in tree.links else None,
+            "tags": [(tag, tag_uri(tag)) for tag in entry.tags],
+            "related": tree.related.get(entry.id, []),
+            "link": tree.links.get(entry.id),
+        }
+
+
+def _first_heading(markdown: str) -> str:
+    for line in markdown.splitlines():
+        if line.startswith("# "):
+            return line[2:].split(" {#")[0].strip()
+    return ""
+
+
+def _read(root: Path, exclude: tuple[str, ...], related: bool) -> _Tree:
+    read = Memory(root).read()
+    entries = [e for e in read.parsed.entries if not is_excluded(e.path, exclude)]
+    sizes = {rel: len(text.encode("utf-8")) for rel, text in read.texts.items()}
+    sizes = {rel: size for rel, size in sizes.items() if not is_excluded(rel, exclude)}
+    context = None
+    if not is_excluded(CONTEXT, exclude) and (root / CONTEXT).is_file():
+        sizes[CONTEXT] = (root / CONTEXT).stat().st_size
+        try:
+            context = load_context(root)
+        except BrokenContext:
+            context = None
+    persona = None
+    if not is_excluded(PERSONA, exclude) and (root / PERSONA).is_file():
+        persona = (root / PERSONA).read_text("utf-8", errors="replace")
+        sizes[PERSONA] = len(persona.encode("utf-8"))
+    by_id = {}
+    for entry in entries:
+        by_id.setdefault(entry.id, entry)
+    links = {entry_id: permalink(entry) for entry_id, entry in by_id.items()}
+    superseded_by: dict[str, list[str]] = defaultdict(list)
+    for entry in entries:
+        if entry.kind == "decision" and entry.supersedes:
+            superseded_by[entry.supersedes.strip()].append(entry.id)
+    related_links: dict[str, list[Link]] = {}
+    if related:
+        wanted = [e.id for e in entries if e.kind in ("decision", "learning")]
+        notes = {e.path: e for e in entries if e.kind == "note"}
+        for entry_id, hits in related_hits(root, wanted).items():
+            chosen = []
+            for hit in hits:
+                hit_id = getattr(hit, "id", None)
+                if hit_id == entry_id:
+                    continue
+                if hit_id in links:
+                    chosen.append(links[hit_id])
+                elif getattr(hit, "path", None) in notes:
+                    note = notes[hit.path]
+                    anchor = getattr(hit, "anchor", "") or ""
+                    chosen.append(
+                        Link(
+                            getattr(hit, "heading", "") or note.title,
+                            note_uri(note.path),
+                            anchor,
+                            note.date,
+                        )
+                    )
+            related_links[entry_id] = list({(k.uri, k.anchor): k for k in chosen}.values())
+    return _Tree(entries, context, persona, sizes, by_id, links, dict(superseded_by), related_links)
+
+
+def build_site(
+    root: Path,
+    now: dt.datetime,
+    *,
+    renderer: Renderer | None = None,
+    exclude: Iterable[str] = (),
+    related: bool = True,
+    latest: int = 5,
+) -> Site:
+    """Build every page of the site for the tree at ``root`` as it is at ``now``."""
+    tree = _read(Path(root), tuple(exclude), related)
+    builder = _Builder(tree, renderer or Renderer(), now)
+    kinds: dict[str, list[Entry]] = defaultdict(list)
+    for entry in tree.entries:
+        kinds[entry.kind].append(entry)
+    decisions = sorted(kinds["decision"], key=lambda e: (e.date, e.line), reverse=True)
+    learnings = sorted(kinds["learning"], key=lambda e: (e.date, e.line), reverse=True)
+    activities = sorted(kinds["activity"], key=lambda e: (e.when, e.line))
+    notes = sorted(kinds["note"], key=lambda e: e.title.casefold())
+
+    _home(builder, decisions, learnings, activities, latest)
+    builder.add(
+        "decisions/index.md",
+        "timeline.md.j2",
+        title="Decision timeline",
+        months=_by_month(decisions),
+        count=len(decisions),
+        current=sum(1 for e in decisions if e.id not in tree.superseded_by),
+    )
+    _tags(builder, decisions, learnings)
+    categories = _learnings(builder, learnings)
+    _activity(builder, activities, decisions, learnings)
+    nav: list[Any] = [
+        {"Home": "index.md"},
+        {"Decisions": [{"Timeline": "decisions/index.md"}, {"Tags": "tags/index.md"}]},
+        {"Learnings": [{"All categories": "learnings/index.md"}, *categories]},
+        {"Activity": "activity/index.md"},
+    ]
+    if notes:
+        nav.append({"Notes": [_note(builder, note) for note in notes]})
+    if tree.persona is not None:
+        builder.add("persona.md", "persona.md.j2", body=_page_body(tree.persona, "Persona"))
+        nav.append({"Persona": "persona.md"})
+    return Site(builder.pages, nav, sorted(tree.sizes))
+
+
+def _by_month(entries: list[Entry]) -> list[tuple[str, list[Entry]]]:
+    return [
+        (f"{month:%B %Y}", list(group))
+        for month, group in itertools.groupby(entries, key=lambda e: e.date.replace(day=1))
+    ]
+
+
+def _sessions(activities: list[Entry]) -> list[Entry]:
+    return [e for e in activities if e.title in SESSION_TITLES and e.details.get("session_id")]
+
+
+def _home(
+    builder: _Builder,
+    decisions: list[Entry],
+    learnings: list[Entry],
+    activities: list[Entry],
+    latest: int,
+) -> None:
+    tree, now = builder.tree, builder.now
+    context = tree.context
+    stale = None
+    if context is not None:
+        try:
+            updated = dt.datetime.fromisoformat(context.updated)
+            updated = updated.astimezone().replace(tzinfo=None) if updated.tzinfo else updated
+            if now - updated > STALE_AFTER:
+                stale = max((now.date() - updated.date()).days, 1)
+        except ValueError:
+            updated = None
+    sessions = _sessions(activities)
+    last_session = sessions[-1] if sessions else None
+    all_days = [e.date for e in tree.entries if e.kind != "note"]
+    weeks = charts.weekly_counts(all_days, now.date())
+    builder.add(
+        "index.md",
+        "home.md.j2",
+        title="Where were we?",
+        context=context,
+        stale_days=stale,
+        last_session=last_session,
+        decisions=decisions[:latest],
+        learnings=learnings[:latest],
+        chart=charts.week_chart(weeks),
+        tiers=_tiers(tree, now),
+        counts=Counter(e.kind for e in tree.entries),
+    )
+
+
+def _tiers(tree: _Tree, now: dt.datetime) -> list[dict[str, Any]]:
+    rows = []
+    for tier in ("hot", "warm", "cold"):
+        files = [rel for rel in tree.sizes if classify(rel).tier == tier]
+        entries = [e for e in tree.entries if e.tier == tier]
+        newest: dt.date | None = max((e.date for e in entries), default=None)
+        if tier == "hot" and tree.context is not None:
+            newest = _day(tree.context.updated) or newest
+        rows.append(
+            {
+                "tier": tier,
+                "files": len(files),
+                "entries": len(entries),
+                "size": sum(tree.sizes[rel] for rel in files),
+                "newest": newest,
+                "age": (now.date() - newest).days if newest else None,
+            }
+        )
+    return rows
+
+
+def _day(stamp: str) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(stamp[:10])
+    except ValueError:
+        return None
+
+
+def _tags(builder: _Builder, decisions: list[Entry], learnings: list[Entry]) -> list[str]:
+    tagged: dict[str, list[Entry]] = defaultdict(list)
+    for entry in [*decisions, *learnings]:
+        for tag in entry.tags:
+            tagged[slugify(tag)].append(entry)
+    names = {slugify(tag): tag for entry in [*decisions, *learnings] for tag in entry.tags}
+    ordered = sorted(tagged, key=lambda slug: (-len(tagged[slug]), slug))
+    builder.add(
+        "tags/index.md",
+        "tags.md.j2",
+        title="Tags",
+        tags=[(names[slug], f"tags/{slug}.md", len(tagged[slug])) for slug in ordered],
+    )
+    for slug in ordered:
+        builder.add(
+            f"tags/{slug}.md",
+            "tag.md.j2",
+            in_nav=False,
+            title=f"Tag: {names[slug]}",
+            tag=names[slug],
+            entries=tagged[slug],
+        )
+    return ordered
+
+
+def _learnings(builder: _Builder, learnings: list[Entry]) -> list[dict[str, str]]:
+    grouped: dict[str, list[Entry]] = defaultdict(list)
+    for entry in learnings:
+        grouped[category_of(entry)].append(entry)
+    ordered = sorted(grouped, key=lambda name: (-len(grouped[name]), name.casefold()))
+    builder.add(
+        "learnings/index.md",
+        "learnings.md.j2",
+        title="Learnings",
+        categories=[(name, category_uri(name), len(grouped[name])) for name in ordered],
+        recent=learnings[:10],
+        count=len(learnings),
+    )
+    nav = []
+    for name in ordered:
+        uri = category_uri(name)
+        builder.add(
+            uri,
+            "category.md.j2",
+            title=name[:1].upper() + name[1:],
+            category=name,
+            months=_by_month(grouped[name]),
+        )
+        nav.append({html.escape(name[:1].upper() + name[1:]): uri})
+    return nav
+
+
+def _activity(
+    builder: _Builder, activities: list[Entry], decisions: list[Entry], learnings: list[Entry]
+) -> list[dt.date]:
+    by_day: dict[dt.date, list[Entry]] = defaultdict(list)
+    for entry in activities:
+        by_day[entry.date].append(entry)
+    cold_by_day: dict[dt.date, list[Entry]] = defaultdict(list)
+    for entry in sorted([*decisions, *learnings], key=lambda e: (e.date, e.line)):
+        cold_by_day[entry.date].append(entry)
+    days = sorted(set(by_day) | set(cold_by_day), reverse=True)
+    today = builder.now.date()
+    end = today if days and (today - days[0]).days < 365 else (days[0] if days else today)
+    counts = {day: len(by_day[day]) + len(cold_by_day[day]) for day in days}
+    months = [
+        (f"{month:%B %Y}", [(day, counts[day], len(_sessions(by_day[day]))) for day in group])
+        for month, group in itertools.groupby(days, key=lambda d: d.replace(day=1))
+    ]
+    builder.add(
+        "activity/index.md",
+        "activity.md.j2",
+        title="Activity",
+        heatmap=charts.heatmap(counts, end),
+        months=months,
+        total=sum(counts.values()),
+    )
+    for position, day in enumerate(days):
+        builder.add(
+            day_uri(day),
+            "day.md.j2",
+            in_nav=False,
+            title=f"{day:%a} {day.day} {day:%B %Y}",
+            day=day,
+            sessions=_sessions(by_day[day]),
+            entries=by_day[day],
+            cold=cold_by_day[day],
+            newer=days[position - 1] if position > 0 else None,
+            older=days[position + 1] if position + 1 < len(days) else None,
+        )
+    return days
+
+
+def _page_body(text: str, fallback_title: str) -> dict[str, str]:
+    """A hand-written file as a page: front matter dropped, a title added if it has none."""
+    lines = split_lines(text.removeprefix("\ufeff").replace("\r\n", "\n"))
+    meta, after = front_matter(lines)
+    lines = lines[after:]
+    has_title = any(
+        outside and heading_level(lines[index]) == 1 for index, outside in outside_fences(lines)
+    )
+    return {
+        "title": "" if has_title else meta.get("title") or fallback_title,
+        "text": "\n".join(lines).strip("\n"),
+    }
+
+
+def _note(builder: _Builder, note: Entry) -> dict[str, str]:
+    uri = note_uri(note.path)
+    builder.add(
+        uri, "note.md.j2", title=note.title, note=note, body=_page_body(note.body, note.title)
+    )
+    return {html.escape(note.title): uri}

@@ -1,0 +1,128 @@
+"""The ``memsite`` MkDocs plugin: a thin adapter that hands the pages of ``pages`` to MkDocs.
+
+Every event is a line or two; the work happens in plain code (``pages``, ``safety``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import os
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.structure.files import File, Files, InclusionLevel
+
+from .pages import Site, build_site
+from .render import Renderer
+from .safety import find_leaks, sanitize
+
+ASSETS = Path(__file__).resolve().parent / "assets"
+STYLESHEET = "assets/memsite/memsite.css"
+SHIM = "assets/memsite/iframe-worker/shim.js"
+# ``memsite build/serve --root`` names the tree for a config that names another one.
+ROOT_VARIABLE = "MEMSITE_SITE_ROOT"
+EXTENSIONS = ["attr_list", "admonition", "tables", "md_in_html", "def_list"]
+
+
+class MemsiteConfig(Config):
+    root = c.Type(str, default="memory")
+    templates_dir = c.Optional(c.Type(str))
+    exclude = c.ListOfItems(c.Type(str), default=[])
+    related = c.Type(bool, default=True)
+    allow_secrets = c.Type(bool, default=False)
+
+
+class MemsitePlugin(BasePlugin[MemsiteConfig]):
+    """Adds the memory site's pages to any MkDocs build (``plugins: [memsite]``)."""
+
+    def __init__(self) -> None:
+        self.site: Site | None = None
+        self.titles: dict[str, str] = {}
+        self.generated: set[str] = set()
+
+    def _path(self, config: Any, value: str) -> Path:
+        base = Path(config.config_file_path or ".").resolve().parent
+        return (base / value).resolve()
+
+    @property
+    def root(self) -> Path:
+        return self._root
+
+    @event_priority(100)  # before Material's offline plugin looks for an iframe-worker shim
+    def on_config(self, config: Any) -> Any:
+        self._root = self._path(config, os.environ.get(ROOT_VARIABLE) or self.config.root)
+        folder = self.config.templates_dir
+        self.renderer = Renderer(self._path(config, folder) if folder else None)
+        for name in EXTENSIONS:
+            if name not in config.markdown_extensions:
+                config.markdown_extensions.append(name)
+        config.extra_css.append(STYLESHEET)
+        if any(name.endswith("offline") for name in config.plugins):
+            polyfills = config.extra.setdefault("polyfills", [])
+            if not any("iframe-worker" in url for url in polyfills):
+                polyfills.append(SHIM)
+        return config
+
+    def on_files(self, files: Files, config: Any) -> Files:
+        self.site = build_site(
+            self.root,
+            dt.datetime.now(),
+            renderer=self.renderer,
+            exclude=self.config.exclude,
+            related=self.config.related,
+        )
+        self._refuse_secrets()
+        for page in self.site.pages:
+            inclusion = InclusionLevel.UNDEFINED if page.in_nav else InclusionLevel.NOT_IN_NAV
+            files.append(
+                File.generated(config, page.uri, content=page.markdown, inclusion=inclusion)
+            )
+        for asset in sorted(p for p in ASSETS.rglob("*") if p.is_file()):
+            uri = "assets/memsite/" + asset.relative_to(ASSETS).as_posix()
+            if files.get_file_from_path(uri) is None:
+                files.append(File.generated(config, uri, abs_src_path=str(asset)))
+        if config.nav is None:
+            config.nav = self.site.nav + _user_pages(files, self.site)
+        # Pages in the nav take their (escaped) title from it; the others from here.
+        self.titles = {page.uri: page.title for page in self.site.pages if not page.in_nav}
+        self.generated = {page.uri for page in self.site.pages}
+        return files
+
+    def _refuse_secrets(self) -> None:
+        assert self.site is not None
+        if self.config.allow_secrets:
+            return
+        leaks = find_leaks(self.root, self.site.sources)
+        if leaks:
+            listed = "; ".join(str(leak) for leak in leaks[:10])
+            more = f" and {len(leaks) - 10} more" if len(leaks) > 10 else ""
+            raise PluginError(
+                f"refusing to publish secrets from {self.root}: {listed}{more}; remove them "
+                "(or pass --allow-secrets / set the plugin's allow_secrets: true)"
+            )
+
+    def on_page_content(self, html_text: str, page: Any, config: Any, files: Files) -> str:
+        if page.file.src_uri not in self.generated:
+            return html_text
+        if page.file.src_uri in self.titles:
+            page.title = html.escape(self.titles[page.file.src_uri], quote=False)
+        return sanitize(html_text)
+
+    def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
+        server.watch(str(self.root))
+        return server
+
+
+def _user_pages(files: Files, site: Site) -> list[str]:
+    """Pages of the docs_dir that the plugin did not make, listed after its own."""
+    generated = {page.uri for page in site.pages}
+    return sorted(
+        f.src_uri
+        for f in files.documentation_pages()
+        if f.src_uri not in generated and f.inclusion.is_in_nav()
+    )

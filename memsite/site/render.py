@@ -1,0 +1,117 @@
+"""Jinja rendering of the generated pages from ``site-templates/`` (or a team's overrides).
+
+Templates write markdown. Autoescaping is off because the output is markdown, not HTML:
+every value that comes from memory goes through the ``text`` (block) or ``inline`` (one
+line) filter, which make raw HTML show as text (see ``safety``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import posixpath
+import re
+from pathlib import Path
+from typing import Any
+
+from ..errors import NotFound
+from ..markup import heading_level, outside_fences, slugify, split_lines
+from .safety import escape_inline, escape_markdown
+
+PACKAGE = Path(__file__).resolve().parent.parent
+
+
+def default_templates() -> Path:
+    """The templates shipped in the wheel, or the repository's folder in an editable install."""
+    for candidate in (PACKAGE / "site-templates", PACKAGE.parent / "site-templates"):
+        if candidate.is_dir():
+            return candidate
+    raise NotFound(f"site-templates not found beside {PACKAGE}; reinstall memsite")
+
+
+def relative(from_uri: str, to_uri: str, anchor: str = "") -> str:
+    """A link from one generated page to another (``.md`` paths, as MkDocs resolves them)."""
+    target = to_uri if to_uri.endswith(".md") else to_uri
+    path = posixpath.relpath(target, posixpath.dirname(from_uri) or ".")
+    return f"{path}#{anchor}" if anchor else path
+
+
+_ANCHOR = re.compile(r"[\w-]+")
+
+
+def anchor(entry_id: str) -> str:
+    """The HTML id of an entry: its id, unless a hand edit made it unusable as one."""
+    return entry_id if _ANCHOR.fullmatch(entry_id) else slugify(entry_id, 120)
+
+
+def body(text: str, top: int = 4) -> str:
+    """Memory text shown under an entry: escaped, its headings pushed down to level ``top``
+    or deeper so they never break the page's own outline."""
+    lines = split_lines(escape_markdown(text))
+    if top > 1:
+        for index, outside in outside_fences(lines):
+            level = heading_level(lines[index]) if outside else 0
+            if level and level < top:
+                lines[index] = "#" * (top - level) + lines[index].lstrip(" ")
+    return "\n".join(lines)
+
+
+def long_date(day: dt.date | None) -> str:
+    return f"{day:%a} {day.day} {day:%B %Y}" if day else ""
+
+
+def short_date(day: dt.date | None) -> str:
+    return f"{day.day} {day:%b %Y}" if day else ""
+
+
+def ago(days: int) -> str:
+    if days <= 0:
+        return "today"
+    if days == 1:
+        return "yesterday"
+    if days < 60:
+        return f"{days} days ago"
+    if days < 730:
+        return f"{days // 30} months ago"
+    return f"{days // 365} years ago"
+
+
+def indent_lines(text: str, spaces: int = 4) -> str:
+    """Indent every line after the first so a block stays inside a list item."""
+    pad = " " * spaces
+    return "\n".join(
+        line if i == 0 or not line else pad + line for i, line in enumerate(text.split("\n"))
+    )
+
+
+class Renderer:
+    """Renders named templates; a template in ``override`` wins over the packaged one."""
+
+    def __init__(self, override: Path | None = None) -> None:
+        import jinja2
+
+        folders = [str(override)] if override else []
+        folders.append(str(default_templates()))
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(folders),
+            autoescape=False,
+            undefined=jinja2.StrictUndefined,
+            keep_trailing_newline=True,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            # "{#id}" is how a page gives a heading its anchor, so comments use "{##".
+            comment_start_string="{##",
+            comment_end_string="##}",
+        )
+        self.env.filters.update(
+            text=escape_markdown,
+            body=body,
+            anchor=anchor,
+            inline=escape_inline,
+            long_date=long_date,
+            short_date=short_date,
+            ago=ago,
+            indent_lines=indent_lines,
+        )
+
+    def render(self, name: str, **values: Any) -> str:
+        return self.env.get_template(name).render(**values)
