@@ -109,8 +109,13 @@ def cli(root: str | None) -> None:
 
 @cli.command()
 @click.argument("directory", required=False, type=click.Path(path_type=str))
+@click.option(
+    "--ci",
+    type=click.Choice(["github", "gitlab"]),
+    help="Also write a CI workflow that checks the memory and publishes its site.",
+)
 @click.pass_context
-def init(ctx: click.Context, directory: str | None) -> None:
+def init(ctx: click.Context, directory: str | None, ci: str | None) -> None:
     """Create a memory tree (never overwrites anything)."""
     from .tree import init_tree
 
@@ -124,6 +129,11 @@ def init(ctx: click.Context, directory: str | None) -> None:
         f"hot/ (the live session) is git-ignored by {target / '.gitignore'}; "
         "sessions are archived into warm/ when they end."
     )
+    if ci:
+        from .workflows import write_workflow
+
+        path, created = write_workflow(Path.cwd(), ci, target.as_posix())
+        click.echo(f"created {path}" if created else f"kept    {path} (already there)")
 
 
 @cli.group()
