@@ -1,0 +1,238 @@
+"""The site's pages as data: built from a small tree with a fixed clock, no MkDocs run."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from memsite import Memory
+from memsite.site import charts
+from memsite.site.pages import build_site, is_excluded
+from memsite.site.render import Renderer
+from memsite.tree import init_tree
+
+NOW = dt.datetime(2026, 3, 25, 9, 0)
+HOSTILE = (
+    '<script>alert("x")</script> and <img src=x onerror=alert(1)> [click](javascript:alert(2))'
+)
+
+
+def make_tree(root: Path, *, live: bool = True) -> dict[str, str]:
+    init_tree(root)
+    memory = Memory(root, author="ana")
+    ids = {}
+    memory.start_session("Move sessions to Postgres", at="2026-02-27T09:00:00")
+    memory.progress("Draft the migration", at="2026-02-27T10:00:00")
+    ids["mongo"] = memory.decide(
+        "Keep sessions in MongoDB",
+        why="Too much change at once.",
+        risk="Two stores for longer.",
+        tags=["sessions", "mongodb"],
+        at="2026-02-27T11:00:00",
+    )
+    memory.end_session("Migration drafted", at="2026-02-27T18:00:00")
+    ids["pg"] = memory.decide(
+        "Move sessions to Postgres",
+        why="One database to run.",
+        supersedes=ids["mongo"],
+        tags=["sessions", "postgres"],
+        at="2026-03-20T11:00:00",
+        body=HOSTILE,
+    )
+    ids["learn"] = memory.learn(
+        "Bulk deletes bloat the table",
+        category="database",
+        why="Autovacuum falls behind.",
+        tags=["postgres"],
+        at="2026-03-21T12:00:00",
+    )
+    ids["learn2"] = memory.learn(
+        "Run the race test 200 times", category="testing", at="2026-03-21T13:00:00"
+    )
+    ids["ran"] = memory.log(
+        "ran tests",
+        {"command": "pytest -q"},
+        "all green",
+        at="2026-03-21T14:05:00",
+        body=HOSTILE,
+    )
+    if live:
+        memory.start_session("Delete the legacy login", at="2026-03-22T08:00:00")
+        memory.progress("Inventory legacy imports", at="2026-03-22T09:00:00")
+        memory.pending_add("Open the removal PR", at="2026-03-22T09:30:00")
+    (root / "notes").mkdir()
+    (root / "notes" / "runbook.md").write_text(
+        "# Runbook: auth incidents\n\nDate: 2026-03-01\n\n## Tokens rejected\n\nCheck the clock.\n",
+        "utf-8",
+    )
+    (root / "persona.md").write_text("# Persona\n\nTerse and careful.\n", "utf-8")
+    return ids
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    root = tmp_path / "memory"
+    return root, make_tree(root)
+
+
+def test_home_shows_the_live_session_and_how_stale_it_is(tree):
+    root, ids = tree
+    home = build_site(root, NOW, related=False).page("index.md").markdown
+    assert "Stale session: last updated 3 days ago" in home
+    assert "**Task:** Delete the legacy login" in home
+    assert "**Current step:** Inventory legacy imports" in home
+    assert "Open the removal PR" in home
+    assert f"(decisions/index.md#{ids['pg']})" in home  # latest decisions link to anchors
+    assert f"(learnings/database.md#{ids['learn']})" in home
+    assert '<svg class="ms-chart"' in home and "<desc" in home
+    assert "| **warm** |" in home and "| **cold** |" in home
+
+
+def test_home_falls_back_to_the_latest_archived_session(tmp_path):
+    root = tmp_path / "memory"
+    make_tree(root, live=False)
+    home = build_site(root, NOW, related=False).page("index.md").markdown
+    assert "Last session, archived Fri 27 February 2026" in home
+    assert "**Task:** Move sessions to Postgres" in home
+    assert "**Last step:** Draft the migration" in home
+    assert "**Summary:** Migration drafted" in home
+
+
+def test_timeline_is_newest_first_by_month_with_supersession_both_ways(tree):
+    root, ids = tree
+    timeline = build_site(root, NOW, related=False).page("decisions/index.md").markdown
+    assert timeline.index("## March 2026") < timeline.index("## February 2026")
+    new = timeline.index(f"{{#{ids['pg']}}}")
+    old = timeline.index(f"{{#{ids['mongo']}}}")
+    assert new < old
+    assert f"Supersedes [Keep sessions in MongoDB](index.md#{ids['mongo']})" in timeline
+    assert f"**Superseded** by [Move sessions to Postgres](index.md#{ids['pg']})" in timeline
+    assert 'ms-badge--superseded">superseded' in timeline[old:]
+    assert 'ms-badge--current">current' in timeline[new:old]
+    assert "**Why:** One database to run." in timeline
+    assert "**Risk:** Two stores for longer." in timeline
+    assert "by ana" in timeline
+    assert "[postgres](../tags/postgres.md){ .ms-tag }" in timeline
+    assert "Fri 20 March 2026" in timeline  # readable dates
+
+
+def test_tag_and_category_pages(tree):
+    root, ids = tree
+    site = build_site(root, NOW, related=False)
+    sessions = site.page("tags/sessions.md")
+    assert not sessions.in_nav
+    assert f"../decisions/index.md#{ids['mongo']}" in sessions.markdown
+    assert "| [sessions](sessions.md){ .ms-tag } | 2 |" in site.page("tags/index.md").markdown
+    index = site.page("learnings/index.md").markdown
+    assert "| [database](database.md) | 1 |" in index and "| [testing](testing.md) | 1 |" in index
+    database = site.page("learnings/database.md")
+    assert database.in_nav
+    assert f"### Bulk deletes bloat the table {{#{ids['learn']}}}" in database.markdown
+
+
+def test_day_pages_are_out_of_the_nav_and_linked_from_the_activity_index(tree):
+    root, ids = tree
+    site = build_site(root, NOW, related=False)
+    day = site.page("activity/2026-03-21.md")
+    assert not day.in_nav
+    assert "activity/2026-03-21.md" not in str(site.nav)
+    assert "[Sat 21 March 2026](2026-03-21.md)" in site.page("activity/index.md").markdown
+    assert f"### 14:05:00 · ran tests {{#{ids['ran']}}}" in day.markdown
+    assert "- **command:** pytest -q" in day.markdown
+    assert "**Result:** all green" in day.markdown
+    archived = site.page("activity/2026-02-27.md").markdown
+    assert "## Sessions" in archived and "**Move sessions to Postgres**" in archived
+
+
+def test_notes_and_persona_are_pages_in_the_nav(tree):
+    root, _ = tree
+    site = build_site(root, NOW, related=False)
+    assert {"Notes": [{"Runbook: auth incidents": "notes/notes/runbook.md"}]} in site.nav
+    assert {"Persona": "persona.md"} in site.nav
+    assert "## Tokens rejected" in site.page("notes/notes/runbook.md").markdown
+    assert "Terse and careful." in site.page("persona.md").markdown
+
+
+def test_exclude_keeps_files_folders_and_tiers_out(tree):
+    root, ids = tree
+    site = build_site(root, NOW, related=False, exclude=["persona.md", "notes/", "hot"])
+    uris = {page.uri for page in site.pages}
+    assert "persona.md" not in uris and "notes/notes/runbook.md" not in uris
+    assert not any("persona" in str(item) or "Notes" in str(item) for item in site.nav)
+    assert "persona.md" not in site.sources and "hot/context.json" not in site.sources
+    assert "Live session" not in site.page("index.md").markdown
+    assert "Stale session" not in site.page("index.md").markdown
+    assert is_excluded("warm/archive/2025/2025-01-01.md", ["warm/archive"])
+    assert is_excluded("cold/private-x.md", ["cold/private-*.md"])
+    assert not is_excluded("cold/decisions.md", ["cold/dec"])
+
+
+def test_raw_html_and_script_links_from_memory_are_escaped(tree):
+    root, _ = tree
+    site = build_site(root, NOW, related=False)
+    for page in (site.page("decisions/index.md"), site.page("activity/2026-03-21.md")):
+        assert "<script>" not in page.markdown and "<img" not in page.markdown
+        assert '&lt;script>alert("x")&lt;/script>' in page.markdown
+        assert "\\[click](javascript:alert(2))" in page.markdown
+
+
+def test_a_team_template_overrides_the_packaged_one(tree, tmp_path):
+    root, _ = tree
+    custom = tmp_path / "templates"
+    custom.mkdir()
+    (custom / "timeline.md.j2").write_text("# Our decisions\n\n{{ count }} in all.\n", "utf-8")
+    site = build_site(root, NOW, related=False, renderer=Renderer(custom))
+    assert site.page("decisions/index.md").markdown == "# Our decisions\n\n2 in all.\n"
+    assert "# Where were we?" in site.page("index.md").markdown  # others still packaged
+
+
+def test_related_entries_are_listed_under_decisions_and_learnings(tree, monkeypatch):
+    root, ids = tree
+    calls = []
+
+    class Hit:
+        def __init__(self, entry_id: str) -> None:
+            self.id, self.path, self.anchor, self.heading = entry_id, "", entry_id, ""
+
+    def related(self, entry_id, limit=5):
+        calls.append(id(self))
+        return [Hit(ids["learn"])] if entry_id == ids["pg"] else []
+
+    monkeypatch.setattr(Memory, "related", related, raising=False)
+    site = build_site(root, NOW)
+    timeline = site.page("decisions/index.md").markdown
+    assert f"[Bulk deletes bloat the table](../learnings/database.md#{ids['learn']})" in timeline
+    assert len(set(calls)) == 1  # one Memory (one index) for every lookup
+
+
+def test_a_failing_related_lookup_leaves_the_site_without_related_links(tree, monkeypatch):
+    root, _ = tree
+
+    def related(self, entry_id, limit=5):
+        raise RuntimeError("index is broken")
+
+    monkeypatch.setattr(Memory, "related", related, raising=False)
+    assert "Related:" not in build_site(root, NOW).page("decisions/index.md").markdown
+
+
+def test_charts_count_weeks_and_days_and_describe_themselves():
+    days = [dt.date(2026, 3, 20), dt.date(2026, 3, 20), dt.date(2026, 3, 23), dt.date(2025, 1, 1)]
+    weeks = charts.weekly_counts(days, dt.date(2026, 3, 25))
+    assert len(weeks) == 12
+    assert weeks[-1] == (dt.date(2026, 3, 23), 1) and weeks[-2] == (dt.date(2026, 3, 16), 2)
+    svg = charts.week_chart(weeks)
+    assert 'role="img"' in svg and "3 entries in the 12 weeks" in svg
+    heat = charts.heatmap({dt.date(2026, 3, 20): 2}, dt.date(2026, 3, 25))
+    assert "busiest day 20 Mar 2026 with 2" in heat
+    assert "<title>Fri 20 Mar 2026: 2 entries</title>" in heat
+
+
+def test_an_empty_tree_still_has_every_index_page(tmp_path):
+    root = tmp_path / "memory"
+    init_tree(root)
+    site = build_site(root, NOW, related=False)
+    uris = {page.uri for page in site.pages}
+    assert {"index.md", "decisions/index.md", "tags/index.md", "learnings/index.md"} <= uris
+    assert "No session yet" in site.page("index.md").markdown
