@@ -144,12 +144,34 @@ def build(
             if plugin is None:
                 raise BuildFailed(f"{path}: add the memsite plugin under plugins:")
             plugin.config.allow_secrets = allow_secrets or plugin.config.allow_secrets
-            mkdocs_build(config)
+            with _problems() as problems:
+                mkdocs_build(config)
         except (PluginError, ConfigurationError) as err:
             raise BuildFailed(f"site not built: {err}") from None
         except Abort as err:
-            raise BuildFailed(f"site not built: {err} (see the warnings above)") from None
+            reasons = "; ".join(problems) or str(err)
+            raise BuildFailed(f"site not built: {reasons}") from None
         return Path(config.site_dir)
+
+
+@contextlib.contextmanager
+def _problems() -> Iterator[list[str]]:
+    """Collect MkDocs' warnings and errors, to name them when the build aborts."""
+    import logging
+
+    found: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            found.append(record.getMessage())
+
+    handler = Collect(logging.WARNING)
+    logger = logging.getLogger("mkdocs")
+    logger.addHandler(handler)
+    try:
+        yield found
+    finally:
+        logger.removeHandler(handler)
 
 
 def serve(root: Path, *, dev_addr: str | None = None, config_file: Path | None = None) -> None:

@@ -1,0 +1,195 @@
+"""Real MkDocs builds of the memory site: strict, offline, safe, secret-free."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memsite import Memory
+from memsite.cli import cli
+from memsite.tree import init_tree
+from memsite.workflows import render_workflow
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "memory"
+HOSTILE = "<script>alert('pwned')</script> <img src=x onerror=alert(1)> [go](javascript:alert(2))"
+# Resource loads: src=, <link href=, CSS url() and @import.
+LOADS = re.compile(
+    r"""(?:\bsrc\s*=\s*["']?|<link\b[^>]*\bhref\s*=\s*["']?|url\(\s*["']?|@import\s+["']?)"""
+    r"""(?:https?:)?//""",
+    re.IGNORECASE,
+)
+# Outside URLs that Material's bundle holds but only fetches for features we do not use
+# (mermaid diagrams, a ResizeObserver polyfill for old browsers, repository facts).
+JS_ALLOWED = ("unpkg.com/mermaid", "unpkg.com/resize-observer-polyfill", "api.github.com")
+
+
+@pytest.fixture(autouse=True)
+def _quiet(monkeypatch):
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+
+
+def build(tmp_path: Path, monkeypatch, root: Path, *args: str) -> tuple[int, str, Path]:
+    """``memsite --root ROOT build`` from a folder without mkdocs.yml (the built-in config)."""
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    monkeypatch.chdir(work)
+    result = CliRunner().invoke(cli, ["--root", str(root), "build", *args])
+    return result.exit_code, result.output, work / "site"
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    root = tmp_path / "memory"
+    shutil.copytree(SAMPLE, root)
+    return root
+
+
+def test_the_sample_builds_strict_with_every_kind_of_page(tmp_path, monkeypatch, sample):
+    code, output, site = build(tmp_path, monkeypatch, sample, "--strict")
+    assert code == 0, output
+    for page in ("index.html", "decisions/index.html", "tags/index.html", "learnings/index.html"):
+        assert (site / page).is_file()
+    assert len(list((site / "activity").glob("2026-*.html"))) >= 10
+    assert (site / "persona.html").is_file() and list((site / "notes").rglob("*.html"))
+    home = (site / "index.html").read_text("utf-8")
+    assert "md-tabs" in home and 'data-md-color-scheme="slate"' in home  # tabs + palette toggle
+    search = (site / "search" / "search_index.json").read_text("utf-8")
+    decision = next(e for e in Memory(sample).entries("decision"))
+    assert f"decisions/index.html#{decision.id}" in search  # a section per entry, by its id
+
+
+def test_the_built_site_loads_nothing_from_outside(tmp_path, monkeypatch, sample):
+    code, output, site = build(tmp_path, monkeypatch, sample)
+    assert code == 0, output
+    for path in site.rglob("*"):
+        if path.suffix not in (".html", ".css", ".js"):
+            continue
+        text = path.read_text("utf-8", errors="replace")
+        assert not LOADS.search(text), f"{path} loads {LOADS.search(text).group(0)!r}"
+        if path.suffix == ".js":
+            for url in re.findall(r"https?://[^\s\"'`)]+", text):
+                allowed = "/LICENSE" in url or any(ok in url for ok in JS_ALLOWED)
+                assert allowed or "iframe-worker" not in url, f"{path}: {url}"
+    html = (site / "index.html").read_text("utf-8")
+    assert "assets/memsite/iframe-worker/shim.js" in html  # the vendored shim, not a CDN
+
+
+def test_a_hostile_entry_renders_as_text(tmp_path, monkeypatch):
+    root = tmp_path / "memory"
+    init_tree(root)
+    Memory(root).decide("Sanitize <b>everything</b>", why=HOSTILE, body=HOSTILE, at="2026-03-02")
+    Memory(root).log("pasted <img src=x onerror=alert(3)>", result=HOSTILE, at="2026-03-02T10:00")
+    code, output, site = build(tmp_path, monkeypatch, root, "--strict")
+    assert code == 0, output
+    for page in ("decisions/index.html", "activity/2026-03-02.html", "index.html"):
+        html = (site / page).read_text("utf-8")
+        assert "&lt;script&gt;alert('pwned')&lt;/script&gt;" in html or "alert" not in html
+        assert "<script>alert" not in html
+        assert not re.search(r"<img[^>]*onerror", html)
+        assert 'href="javascript:' not in html
+
+
+def test_a_secret_in_the_tree_stops_the_build_with_file_and_line(tmp_path, monkeypatch, sample):
+    decisions = sample / "cold" / "decisions.md"
+    lines = decisions.read_text("utf-8").splitlines()
+    lines.insert(5, "- **Note:** deploy with ghp_" + "a1B2c3D4" * 5)
+    decisions.write_text("\n".join(lines) + "\n", "utf-8")
+    code, output, site = build(tmp_path, monkeypatch, sample)
+    assert code == 1
+    assert "cold/decisions.md:6: github token" in output
+    assert not (site / "index.html").exists()
+    code, output, site = build(tmp_path, monkeypatch, sample, "--allow-secrets")
+    assert code == 0, output
+
+
+def test_a_small_generated_tree_builds_strict(tmp_path, monkeypatch):
+    root = tmp_path / "memory"
+    init_tree(root)
+    memory = Memory(root, author="bot")
+    previous = None
+    for day in range(1, 29):
+        for hour in range(9, 17):
+            memory.log(
+                "ran tests",
+                {"passed": str(day * hour)},
+                "ok",
+                at=f"2026-02-{day:02d}T{hour:02d}:00",
+            )
+        previous = memory.decide(
+            f"Decision number {day}",
+            why="Because.",
+            supersedes=previous if day % 3 == 0 else None,
+            tags=[f"area-{day % 4}"],
+            at=f"2026-02-{day:02d}",
+        )
+        memory.learn(f"Lesson {day}", category=f"cat-{day % 3}", at=f"2026-02-{day:02d}")
+    code, output, site = build(tmp_path, monkeypatch, root, "--strict")
+    assert code == 0, output
+    assert len(list((site / "activity").glob("2026-02-*.html"))) == 28
+    nav = (site / "index.html").read_text("utf-8")
+    assert "2026-02-14.html" not in nav  # day pages stay out of the nav rendered on every page
+
+
+def test_docs_only_writes_markdown_that_builds_without_the_plugin(tmp_path, monkeypatch, sample):
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+
+    out = tmp_path / "export"
+    code, output, _ = build(tmp_path, monkeypatch, sample, "--docs-only", str(out))
+    assert code == 0, output
+    assert (out / "docs" / "decisions" / "index.md").is_file()
+    assert "memsite" not in (out / "mkdocs.yml").read_text("utf-8").split("plugins:")[1][:60]
+    config = load_config(str(out / "mkdocs.yml"), strict=True, site_dir=str(tmp_path / "plain"))
+    mkdocs_build(config)
+    assert (tmp_path / "plain" / "decisions" / "index.html").is_file()
+
+
+def test_the_repository_mkdocs_yml_builds_the_bundled_sample(tmp_path, monkeypatch):
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+
+    config = load_config(str(REPO / "mkdocs.yml"), strict=True, site_dir=str(tmp_path / "site"))
+    assert config.docs_dir.endswith("site-docs")
+    mkdocs_build(config)
+    assert (tmp_path / "site" / "decisions" / "index.html").is_file()
+    assert not (tmp_path / "site" / "benchmarks.html").exists()  # developer docs stay out
+
+
+def test_serve_watches_the_memory_tree(tmp_path):
+    from memsite.site.plugin import MemsitePlugin
+
+    class Server:
+        watched: list[str] = []
+
+        def watch(self, path: str) -> None:
+            self.watched.append(path)
+
+    plugin = MemsitePlugin()
+    plugin._root = tmp_path / "memory"
+    server = Server()
+    plugin.on_serve(server, config=None, builder=None)
+    assert server.watched == [str(tmp_path / "memory")]
+
+
+@pytest.mark.parametrize("kind", ["github", "gitlab"])
+def test_init_ci_writes_a_workflow_that_checks_builds_strict_and_publishes(
+    tmp_path, monkeypatch, kind
+):
+    import yaml
+
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["init", "--ci", kind])
+    assert result.exit_code == 0, result.output
+    path, _ = render_workflow(kind)
+    text = (tmp_path / path).read_text("utf-8")
+    yaml.safe_load(text)
+    assert "pip install memsite" in text and "memsite check" in text
+    assert "memsite build --strict" in text
+    assert ("deploy-pages" in text) if kind == "github" else ("pages:" in text and "public" in text)
+    again = CliRunner().invoke(cli, ["init", "--ci", kind])
+    assert f"kept    {tmp_path / path}" in again.output
