@@ -1,0 +1,148 @@
+"""The built sample site in a real Chromium: search lands on an entry, nothing leaves the
+machine, nothing logs an error, and a hostile entry never runs. Screenshots go to artifacts/."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from click.testing import CliRunner
+
+from memsite import Memory
+from memsite.cli import cli
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = REPO / "artifacts"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+HOSTILE = '<script>window.__pwned = 1</script> <img src=x onerror="window.__pwned = 2">'
+
+if not CHROMIUM.exists():
+    pytest.skip("Chromium is not installed at /usr/bin/chromium", allow_module_level=True)
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The bundled sample plus one hostile entry, built and served from 127.0.0.1."""
+    work = tmp_path_factory.mktemp("browser")
+    root = work / "memory"
+    shutil.copytree(REPO / "memory", root)
+    Memory(root).log("pasted a snippet", result="see body", body=HOSTILE, at="2026-11-26T10:00:00")
+    result = CliRunner().invoke(
+        cli, ["--root", str(root), "build", "--strict", "--site-dir", str(work / "site")]
+    )
+    assert result.exit_code == 0, result.output
+    handler = functools.partial(_Quiet, directory=str(work / "site"))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    thread.join()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, site):
+    """A page that records console errors and every request that leaves 127.0.0.1."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    tab.errors, tab.outside = [], []
+    tab.on("console", lambda msg: tab.errors.append(msg.text) if msg.type == "error" else None)
+    tab.on("pageerror", lambda err: tab.errors.append(str(err)))
+
+    def check(request) -> None:
+        host = urlsplit(request.url).hostname
+        if request.url.startswith(("http:", "https:", "ws:", "wss:")) and host != "127.0.0.1":
+            tab.outside.append(request.url)
+
+    tab.on("request", check)
+    yield tab
+    context.close()
+
+
+def shot(tab, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    tab.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=False)
+
+
+def test_search_from_home_lands_on_the_entry(page, site):
+    page.goto(site)
+    shot(page, "home")
+    page.click("input.md-search__input")
+    page.keyboard.type("clock skew")
+    result = page.locator(".md-search-result a[href*='decisions/index.html'][href*='#']").first
+    result.wait_for(timeout=15000)
+    shot(page, "search")
+    target = result.get_attribute("href")
+    anchor = target.split("#", 1)[1]
+    assert anchor == "2026-11-24-accept-30-seconds-of-clock-skew-when-validating-jwts"
+    result.click()
+    page.wait_for_function(f"location.hash === '#{anchor}'", timeout=10000)
+    heading = page.locator(f"[id='{anchor}']")
+    assert heading.count() == 1 and heading.is_visible()
+    shot(page, "search-result")
+    assert page.errors == [] and page.outside == []
+
+
+def test_timeline_and_a_day_page(page, site):
+    page.goto(site + "decisions/index.html")
+    assert page.locator(".ms-badge--superseded").count() >= 1
+    assert page.locator(".md-tabs").is_visible()
+    shot(page, "timeline")
+    page.goto(site + "activity/index.html")
+    shot(page, "activity")
+    page.locator("article a[href$='2026-11-25.html']").first.click()
+    page.wait_for_url("**/activity/2026-11-25.html")
+    assert "Wed 25 November 2026" in page.locator("h1").inner_text()
+    shot(page, "day")
+    assert page.errors == [] and page.outside == []
+
+
+def test_dark_palette_toggle(page, site):
+    page.goto(site)
+    before = page.locator("body").get_attribute("data-md-color-scheme")
+    page.locator("label.md-header__button[for^='__palette']").first.click()
+    after = page.locator("body").get_attribute("data-md-color-scheme")
+    assert {before, after} == {"default", "slate"}
+    shot(page, "home-dark")
+    assert page.errors == []
+
+
+def test_a_hostile_entry_never_runs(page, site):
+    page.goto(site + "activity/2026-11-26.html")
+    page.wait_for_timeout(500)
+    assert page.evaluate("window.__pwned") is None
+    assert "<script>window.__pwned = 1</script>" in page.locator("article").inner_text()
+    shot(page, "hostile")
+    assert page.outside == []
