@@ -1,0 +1,96 @@
+"""Site build speed: memsite's site of a generated year vs a plain MkDocs + Material build.
+
+    python bench/bench_site.py [OUT] [--entries 20000]
+
+Generates the tree with bench/corpus.py (once), then times, each in a fresh process:
+  memsite  `memsite --root OUT/memory build` (built-in config: Material, search, offline)
+  plain    `mkdocs build` of the tree's own markdown files, Material + search, no memsite
+and prints both times, their ratio, the page counts and the size of the search index.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BIN = Path(sys.executable).parent
+
+
+def run(command: list[str], cwd: Path) -> float:
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    start = time.perf_counter()
+    subprocess.run(command, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def plain_project(tree: Path, folder: Path) -> None:
+    """The same markdown files as plain docs, with the theme memsite uses and no plugin."""
+    import yaml
+
+    from memsite.site.builder import theme
+
+    docs = folder / "docs"
+    if docs.exists():
+        shutil.rmtree(docs)
+    for path in tree.rglob("*.md"):
+        target = docs / path.relative_to(tree)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    config = {
+        "site_name": "plain",
+        "theme": theme(),
+        "plugins": ["search"],
+        "markdown_extensions": ["attr_list", "admonition", "tables"],
+        # hand-written notes link to files that are not pages here; count them, don't fail
+        "validation": {"links": {"not_found": "info", "unrecognized_links": "info"}},
+    }
+    (folder / "mkdocs.yml").write_text(yaml.safe_dump(config), "utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", nargs="?", default=str(HERE / "out" / "site"))
+    parser.add_argument("--entries", type=int, default=20000)
+    args = parser.parse_args()
+    out = Path(args.out).resolve()
+    tree = out / "memory"
+    if not tree.exists():
+        out.mkdir(parents=True, exist_ok=True)
+        print(f"generating {args.entries} entries into {tree} ...", flush=True)
+        subprocess.run(
+            [sys.executable, str(HERE / "corpus.py"), str(tree), "--entries", str(args.entries)],
+            check=True,
+        )
+    memsite_dir = out / "memsite"
+    memsite_dir.mkdir(exist_ok=True)
+    plain_dir = out / "plain"
+    plain_dir.mkdir(exist_ok=True)
+    plain_project(tree, plain_dir)
+
+    memsite_s = run(
+        [str(BIN / "memsite"), "--root", str(tree), "build", "--strict", "--site-dir", "site"],
+        memsite_dir,
+    )
+    plain_s = run([str(BIN / "mkdocs"), "build", "--site-dir", "site"], plain_dir)
+
+    def pages(site: Path) -> int:
+        return sum(1 for _ in site.rglob("*.html"))
+
+    index = memsite_dir / "site" / "search" / "search_index.json"
+    plain_index = plain_dir / "site" / "search" / "search_index.json"
+    files = sum(1 for _ in tree.rglob("*.md"))
+    print(f"tree: {files} markdown files, {args.entries} entries")
+    print(f"memsite build --strict: {memsite_s:6.1f} s  {pages(memsite_dir / 'site')} pages")
+    print(f"plain mkdocs build:     {plain_s:6.1f} s  {pages(plain_dir / 'site')} pages")
+    print(f"ratio memsite/plain:    {memsite_s / plain_s:6.2f}")
+    print(f"search index: memsite {index.stat().st_size / 1e6:.1f} MB, plain {plain_index.stat().st_size / 1e6:.1f} MB")
+
+
+if __name__ == "__main__":
+    main()
