@@ -188,33 +188,51 @@ def test_a_team_template_overrides_the_packaged_one(tree, tmp_path):
     assert "# Where were we?" in site.page("index.md").markdown  # others still packaged
 
 
-def test_related_entries_are_listed_under_decisions_and_learnings(tree, monkeypatch):
+class Hit:
+    def __init__(self, record: str, path: str = "", anchor: str = "", heading: str = "") -> None:
+        self.id = self.record = record
+        self.path, self.anchor, self.heading = path, anchor, heading
+
+
+def test_related_entries_are_listed_under_decisions_and_learnings(tree):
     root, ids = tree
-    calls = []
 
-    class Hit:
-        def __init__(self, entry_id: str) -> None:
-            self.id, self.path, self.anchor, self.heading = entry_id, "", entry_id, ""
+    def lookup(entry_id, limit):
+        if entry_id == ids["pg"]:
+            return [
+                Hit(ids["pg"]),
+                Hit(ids["learn"]),
+                Hit("note", "notes/runbook.md", "tokens-rejected", "Tokens rejected"),
+            ]
+        return []
 
-    def related(self, entry_id, limit=5):
-        calls.append(id(self))
-        return [Hit(ids["learn"])] if entry_id == ids["pg"] else []
+    timeline = build_site(root, NOW, related=lookup).page("decisions/index.md").markdown
+    related = timeline[timeline.index(f"{{#{ids['pg']}}}") : timeline.index(f"{{#{ids['mongo']}}}")]
+    assert f"[Bulk deletes bloat the table](../learnings/database.md#{ids['learn']})" in related
+    assert "[Tokens rejected](../notes/notes/runbook.md#tokens-rejected)" in related
+    assert f"decisions/index.md#{ids['pg']})" not in related.split("Related:")[1]  # not itself
 
-    monkeypatch.setattr(Memory, "related", related, raising=False)
+
+def test_related_entries_from_the_real_search_index(tree):
+    pytest.importorskip("memsite.index")
+    root, ids = tree
     site = build_site(root, NOW)
     timeline = site.page("decisions/index.md").markdown
-    assert f"[Bulk deletes bloat the table](../learnings/database.md#{ids['learn']})" in timeline
-    assert len(set(calls)) == 1  # one Memory (one index) for every lookup
+    assert "Related:" in timeline
+    assert (
+        f"[Keep sessions in MongoDB](index.md#{ids['mongo']})" in timeline.split("Related:", 1)[1]
+    )
 
 
-def test_a_failing_related_lookup_leaves_the_site_without_related_links(tree, monkeypatch):
+def test_a_failing_related_lookup_leaves_the_site_without_related_links(tree):
     root, _ = tree
 
-    def related(self, entry_id, limit=5):
+    def lookup(entry_id, limit):
         raise RuntimeError("index is broken")
 
-    monkeypatch.setattr(Memory, "related", related, raising=False)
-    assert "Related:" not in build_site(root, NOW).page("decisions/index.md").markdown
+    assert (
+        "Related:" not in build_site(root, NOW, related=lookup).page("decisions/index.md").markdown
+    )
 
 
 def test_charts_count_weeks_and_days_and_describe_themselves():

@@ -11,7 +11,7 @@ import datetime as dt
 import html
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
@@ -104,22 +104,37 @@ def permalink(entry: Entry) -> Link:
     return Link(entry.title, uri, anchor(entry.id), entry.date)
 
 
-def related_hits(root: Path, ids: list[str], limit: int = 5) -> dict[str, list[Any]]:
-    """Related entries per id from the search index, if this memsite has ``related``.
+Lookup = Callable[[str, int], Iterable[Any]]
 
-    One ``Memory`` serves every lookup so the index is opened once. Any failure (no search
-    module yet, no index) leaves the site without related links rather than failing it.
-    """
-    memory = Memory(root)
-    lookup = getattr(memory, "related", None)
+
+def index_lookup(root: Path) -> tuple[Lookup | None, Callable[[], None]]:
+    """The related-entries lookup of the search index, opened once for the whole build
+    (a year of memory asks it a thousand times), and how to close it."""
+    try:
+        from ..index import SearchIndex
+    except ImportError:
+        SearchIndex = None  # noqa: N806 -- the search module is optional here
+    if SearchIndex is not None and hasattr(SearchIndex, "related"):
+        index = SearchIndex(root)
+        return (lambda entry_id, limit: index.related(entry_id, limit=limit)), index.close
+    related = getattr(Memory(root), "related", None)
+    if related is None:
+        return None, lambda: None
+    return (lambda entry_id, limit: related(entry_id, limit=limit)), lambda: None
+
+
+def related_hits(lookup: Lookup, ids: list[str], limit: int = 5) -> dict[str, list[Any]]:
+    """Related entries per id. An entry the index doesn't know is skipped; an index that
+    keeps failing leaves the site without related links rather than failing the build."""
     found: dict[str, list[Any]] = {}
-    if lookup is None:
-        return found
+    failures = 0
     for entry_id in ids:
         try:
-            found[entry_id] = list(lookup(entry_id, limit=limit))
+            found[entry_id] = list(lookup(entry_id, limit))
         except Exception:  # noqa: BLE001 -- related links are optional decoration
-            break
+            failures += 1
+            if failures >= 3 and not found:
+                break
     return found
 
 
@@ -192,7 +207,7 @@ def _first_heading(markdown: str) -> str:
     return ""
 
 
-def _read(root: Path, exclude: tuple[str, ...], related: bool) -> _Tree:
+def _read(root: Path, exclude: tuple[str, ...], related: bool | Lookup) -> _Tree:
     read = Memory(root).read()
     entries = [e for e in read.parsed.entries if not is_excluded(e.path, exclude)]
     sizes = {rel: len(text.encode("utf-8")) for rel, text in read.texts.items()}
@@ -216,31 +231,38 @@ def _read(root: Path, exclude: tuple[str, ...], related: bool) -> _Tree:
     for entry in entries:
         if entry.kind == "decision" and entry.supersedes:
             superseded_by[entry.supersedes.strip()].append(entry.id)
+    lookup, close = index_lookup(root) if related is True else (related or None, lambda: None)
     related_links: dict[str, list[Link]] = {}
-    if related:
-        wanted = [e.id for e in entries if e.kind in ("decision", "learning")]
-        notes = {e.path: e for e in entries if e.kind == "note"}
-        for entry_id, hits in related_hits(root, wanted).items():
-            chosen = []
-            for hit in hits:
-                hit_id = getattr(hit, "id", None)
-                if hit_id == entry_id:
-                    continue
-                if hit_id in links:
-                    chosen.append(links[hit_id])
-                elif getattr(hit, "path", None) in notes:
-                    note = notes[hit.path]
-                    anchor = getattr(hit, "anchor", "") or ""
-                    chosen.append(
-                        Link(
-                            getattr(hit, "heading", "") or note.title,
-                            note_uri(note.path),
-                            anchor,
-                            note.date,
-                        )
-                    )
-            related_links[entry_id] = list({(k.uri, k.anchor): k for k in chosen}.values())
+    if lookup is not None:
+        try:
+            related_links = _related_links(lookup, entries, links)
+        finally:
+            close()
     return _Tree(entries, context, persona, sizes, by_id, links, dict(superseded_by), related_links)
+
+
+def _related_links(
+    lookup: Lookup, entries: list[Entry], links: dict[str, Link]
+) -> dict[str, list[Link]]:
+    """Site links to the entries related to each decision and learning."""
+    wanted = [e.id for e in entries if e.kind in ("decision", "learning")]
+    notes = {e.path: e for e in entries if e.kind == "note"}
+    result = {}
+    for entry_id, hits in related_hits(lookup, wanted).items():
+        chosen = []
+        for hit in hits:
+            record = getattr(hit, "record", "") or getattr(hit, "id", "")
+            path = getattr(hit, "path", "")
+            if record == entry_id:
+                continue
+            if path in notes:  # a note links to the page, at the section that matched
+                note = notes[path]
+                title = getattr(hit, "heading", "") or note.title
+                chosen.append(Link(title, note_uri(path), getattr(hit, "anchor", ""), note.date))
+            elif record in links:
+                chosen.append(links[record])
+        result[entry_id] = list({(k.uri, k.anchor): k for k in chosen}.values())
+    return result
 
 
 def build_site(
@@ -249,10 +271,14 @@ def build_site(
     *,
     renderer: Renderer | None = None,
     exclude: Iterable[str] = (),
-    related: bool = True,
+    related: bool | Lookup = True,
     latest: int = 5,
 ) -> Site:
-    """Build every page of the site for the tree at ``root`` as it is at ``now``."""
+    """Build every page of the site for the tree at ``root`` as it is at ``now``.
+
+    ``related=True`` lists related entries from the search index; a callable
+    ``(entry_id, limit) -> hits`` stands in for the index; ``False`` leaves them out.
+    """
     tree = _read(Path(root), tuple(exclude), related)
     builder = _Builder(tree, renderer or Renderer(), now)
     kinds: dict[str, list[Entry]] = defaultdict(list)
