@@ -1,3 +1,162 @@
-"""Commands that rank memory: index, search, recall, prime, related, eval (issue 3)."""
+"""Commands that rank memory: index, search, recall, prime, related, eval (issue 3).
+
+``cli.py`` imports this module at its very bottom, once ``cli`` exists, so the commands
+register themselves on the group here. Each parses, makes one ``Memory`` call, and echoes.
+"""
 
 from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from .cli import _memory, cli
+from .errors import InvalidInput
+from .model import KINDS, TIERS
+
+
+def _dump(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _print_hits(hits: list[Any]) -> None:
+    for rank, hit in enumerate(hits, 1):
+        click.echo(f"{rank}. {hit.breadcrumb}")
+        click.echo(f"   {hit.citation} · {hit.date.isoformat()} · {hit.kind}")
+        if hit.snippet:
+            click.echo(f"   {hit.snippet}")
+
+
+@cli.command()
+@click.option("--rebuild", is_flag=True, help="Throw the index away and build it again.")
+@click.pass_context
+def index(ctx: click.Context, rebuild: bool) -> None:
+    """Bring the search index up to date (only changed files are re-read)."""
+    done = _memory(ctx).index(rebuild=rebuild)
+    if not done.files and not done.removed and not done.rebuilt:
+        click.echo("index is up to date")
+        return
+    what = "rebuilt" if done.rebuilt else "updated"
+    click.echo(
+        f"{what}: {done.files} file(s) indexed, {done.removed} removed, "
+        f"{done.chunks} chunk(s) in {done.seconds:.2f} s"
+    )
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(min=1))
+@click.option("--kind", type=click.Choice(KINDS), help="Only this kind of entry.")
+@click.option("--tier", type=click.Choice(TIERS), help="Only this tier.")
+@click.option("--category", help="Only learnings (or notes) of this category.")
+@click.option("--tag", help="Only entries carrying this tag.")
+@click.option("--since", metavar="DATE", help="Only from this date on (YYYY-MM-DD).")
+@click.option("--until", metavar="DATE", help="Only up to this date (YYYY-MM-DD).")
+@click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
+@click.pass_context
+def search(ctx: click.Context, query: str, as_json: bool, **options: Any) -> None:
+    """Search memory with a natural-language QUERY ("quoted phrases", tag:x filters work)."""
+    hits = _memory(ctx).search(query, **options)
+    if as_json:
+        _dump([hit.to_dict() for hit in hits])
+    elif not hits:
+        click.echo("no matches", err=True)
+    else:
+        _print_hits(hits)
+
+
+def _prompt_text(prompt: str) -> str:
+    if prompt != "-":
+        return prompt
+    raw = sys.stdin.buffer.read()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InvalidInput(
+            f"standard input is not UTF-8 (bad byte at offset {err.start})"
+        ) from None
+
+
+@cli.command()
+@click.argument("prompt")
+@click.option(
+    "--budget", default=1500, show_default=True, type=click.IntRange(min=1), help="Tokens."
+)
+@click.option(
+    "--limit", default=8, show_default=True, type=click.IntRange(min=1), help="Hits considered."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print hits, tokens and the block as JSON.")
+@click.pass_context
+def recall(ctx: click.Context, prompt: str, budget: int, limit: int, as_json: bool) -> None:
+    """The memory relevant to PROMPT ('-' reads stdin) as one markdown block within --budget."""
+    recalled = _memory(ctx).recall(_prompt_text(prompt), budget=budget, limit=limit)
+    if as_json:
+        _dump(recalled.to_dict())
+    elif recalled.markdown:
+        click.echo(recalled.markdown, nl=False)
+    else:
+        click.echo("memsite: nothing in memory matched", err=True)
+
+
+@cli.command()
+@click.option("--task", help="What this session is about (default: the hot context's task).")
+@click.option(
+    "--budget", default=40000, show_default=True, type=click.IntRange(min=1), help="Tokens."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print tokens per section and the payload.")
+@click.pass_context
+def prime(ctx: click.Context, task: str | None, budget: int, as_json: bool) -> None:
+    """The session-start payload: persona, hot context, relevant memory, recent activity."""
+    primed = _memory(ctx).prime(task=task, budget=budget)
+    if as_json:
+        _dump(primed.to_dict())
+    else:
+        click.echo(primed.markdown, nl=False)
+
+
+@cli.command()
+@click.argument("entry_id", metavar="ID")
+@click.option("--limit", default=5, show_default=True, type=click.IntRange(min=1))
+@click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
+@click.pass_context
+def related(ctx: click.Context, entry_id: str, limit: int, as_json: bool) -> None:
+    """The decisions, learnings and notes most like entry ID."""
+    hits = _memory(ctx).related(entry_id, limit=limit)
+    if as_json:
+        _dump([hit.to_dict() for hit in hits])
+    elif not hits:
+        click.echo("nothing related", err=True)
+    else:
+        _print_hits(hits)
+
+
+@cli.command("eval")
+@click.argument("queries", type=click.Path(dir_okay=False, path_type=str))
+@click.option("--k", default=5, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--min-recall",
+    type=click.FloatRange(0, 1),
+    help="Exit 1 when recall@k is below this (for CI).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@click.pass_context
+def eval_(
+    ctx: click.Context, queries: str, k: int, min_recall: float | None, as_json: bool
+) -> None:
+    """Recall@k and MRR@10 of search over labelled QUERIES (JSON lines {"q", "relevant"})."""
+    report = _memory(ctx).evaluate(queries, k=k)
+    if as_json:
+        _dump(report.to_dict())
+    else:
+        click.echo(
+            f"recall@{k} {report.recall:.3f}  MRR@10 {report.mrr:.3f}  "
+            f"({len(report.outcomes)} queries, {report.chars:.0f} chars in the top {k})"
+        )
+        for outcome in report.outcomes:
+            if not outcome.found:
+                click.echo(f"missed: {outcome.query}")
+    if min_recall is not None and report.recall < min_recall:
+        click.echo(f"recall@{k} {report.recall:.3f} is below --min-recall {min_recall}", err=True)
+        ctx.exit(1)

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from . import hot, inputs, storage, tree
 from .dates import parse_at
@@ -57,8 +58,12 @@ class Memory:
         allow_secrets: bool = False,
         notify: Callable[[str], None] | None = None,
         clock: Callable[[], dt.datetime] = dt.datetime.now,
+        cache_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         self.root = Path(root)
+        # the search index cache (default: $MEMSITE_CACHE, else .memsite/ beside the tree)
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else None
+        self._search_index: Any = None
         self.author = author if author is not None else os.environ.get("MEMSITE_AUTHOR") or None
         self.allow_secrets = allow_secrets
         self.notify = notify
@@ -439,6 +444,143 @@ class Memory:
             if items:
                 lines += [f"**{title}:**", *[f"- {item}" for item in items], ""]
         return self._append_activity(now, action, details, summary or "", "\n".join(lines).strip())
+
+    # -- search and recall (issue 3) -------------------------------------------------
+    # Thin wrappers: the work is in index.py (Whoosh), ranking.py, recall.py and
+    # evaluation.py, imported here lazily so that writes never load Whoosh.
+
+    def _index(self) -> Any:
+        if self._search_index is None:
+            import weakref
+
+            from .index import SearchIndex
+
+            self._search_index = SearchIndex(self.root, self.cache_dir, notify=self._notice)
+            # the index keeps a searcher open between queries; close it with this object
+            weakref.finalize(self, self._search_index.close)
+        return self._search_index
+
+    def close(self) -> None:
+        """Close the search index's open files (also done when the object is collected)."""
+        if self._search_index is not None:
+            self._search_index.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def index(self, rebuild: bool = False) -> Any:
+        """Bring the search index up to date (only changed files are re-read); a ``Refresh``."""
+        return self._index().refresh(rebuild=rebuild)
+
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        kind: str | None = None,
+        tier: str | None = None,
+        category: str | None = None,
+        tag: str | None = None,
+        since: str | dt.date | None = None,
+        until: str | dt.date | None = None,
+    ) -> list[Any]:
+        """The best ``limit`` hits (``memsite.ranking.Hit``) for a natural-language query.
+
+        Quoted phrases must occur; ``kind:``, ``tier:``, ``category:``, ``tag:``, ``date:``,
+        ``since:``, ``until:`` and ``path:`` in the query filter like the keyword arguments.
+        """
+        from .query import make_filters, parse_query
+
+        if limit < 1:
+            raise InvalidInput("limit must be 1 or more")
+        filters = make_filters(
+            kind=kind, tier=tier, category=category, tag=tag, since=since, until=until
+        )
+        return self._index().search(parse_query(query), limit, filters)
+
+    def recall(self, prompt: str, budget: int = 1500, limit: int = 8) -> Any:
+        """The memory most relevant to ``prompt`` that fits ``budget`` tokens (``Recalled``:
+        ``.markdown`` is the block to inject, ``.hits`` what it holds)."""
+        from .recall import fit_recall, site_url
+
+        if budget < 1:
+            raise InvalidInput("budget must be 1 token or more")
+        hits = self.search(prompt, limit=limit) if prompt.strip() else []
+        return fit_recall(hits, budget, site_url(self.root))
+
+    def prime(self, task: str | None = None, budget: int = 40000) -> Any:
+        """The session-start payload (``Primed``): persona, hot context, relevant decisions
+        and learnings, recent activity, each capped by its share of ``budget`` tokens."""
+        from .chunks import chunk_file
+        from .format import PERSONA
+        from .ranking import Span, span_hit
+        from .recall import ACTIVITY_DAYS, PrimeInputs, render_prime, site_url
+
+        if budget < 1:
+            raise InvalidInput("budget must be 1 token or more")
+        tree.check_root(self.root)
+        persona_path = self.root / PERSONA
+        persona = persona_path.read_text("utf-8") if persona_path.is_file() else ""
+        try:
+            context = hot.load(self.root)
+        except hot.BrokenContext as err:
+            self._notice(str(err))
+            context = None
+        topic = (task or (context.task if context else "")).strip()
+        decisions = self.search(topic, limit=10, kind="decision") if topic else []
+        learnings = self.search(topic, limit=10, kind="learning") if topic else []
+        if not topic:
+            decisions = self.search("", limit=10, kind="decision")
+            learnings = self.search("", limit=10, kind="learning")
+        logs = sorted(
+            [
+                *self.root.glob("warm/????-??-??.md"),
+                *self.root.glob("warm/archive/*/????-??-??.md"),
+            ],
+            key=lambda p: p.name,
+            reverse=True,
+        )[:ACTIVITY_DAYS]
+        activity = []
+        for path in logs:
+            rel = path.relative_to(self.root).as_posix()
+            chunks = chunk_file(rel, path.read_text("utf-8", errors="replace"))
+            activity += [span_hit(Span((c,), c, 0.0)) for c in chunks if c.kind == "activity"]
+        activity.sort(key=lambda h: (h.date, h.time or dt.time()), reverse=True)
+        inputs = PrimeInputs(
+            persona=persona,
+            hot=hot.render(context) if context else "",
+            decisions=decisions,
+            learnings=learnings,
+            activity=activity,
+            site=site_url(self.root),
+        )
+        return render_prime(inputs, budget)
+
+    def related(self, entry_id: str, limit: int = 5) -> list[Any]:
+        """The decisions, learnings and notes most like one entry (Whoosh more-like-this)."""
+        if limit < 1:
+            raise InvalidInput("limit must be 1 or more")
+        return self._index().related(entry_id, limit)
+
+    def evaluate(self, queries: str | os.PathLike[str], k: int = 5) -> Any:
+        """Recall@k and MRR@10 of this memory's search over a labelled JSON-lines file."""
+        from functools import cache
+
+        from .chunks import chunk_file
+        from .evaluation import evaluate, read_queries
+
+        labelled = read_queries(Path(queries))
+
+        @cache
+        def chunks_of(rel: str) -> list[Any]:
+            path = self.root / rel
+            if not path.is_file():
+                return []
+            return chunk_file(rel, path.read_text("utf-8", errors="replace"))
+
+        return evaluate(labelled, lambda q: self.search(q, limit=max(k, 10)), chunks_of, k)
 
 
 def _day_of(stamp: str) -> dt.date | None:

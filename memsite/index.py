@@ -1,0 +1,707 @@
+"""The Whoosh index of chunks: a rebuildable cache beside the tree. The only Whoosh importer.
+
+Layout: ``<cache>/index/<tree>-<hash>/`` holds the Whoosh files and ``state.json`` (schema
+version, Whoosh version, the tree's path and, per file, its mtime, size and content hash).
+Every search first compares the tree with ``state.json``; files whose content changed are
+re-chunked, deleted files leave the index. Updates run under an exclusive ``flock`` on
+``<cache>/index/<tree>-<hash>.lock`` (a killed holder frees it at once) and Whoosh's own
+writer lock is taken with a timeout, never ``AsyncWriter``. A missing, corrupt or
+version-mismatched index is rebuilt from the markdown, with a one-line notice.
+
+Each chunk is one *section* document; a record of several chunks also gets one *record*
+document holding all its text (a one-chunk record's document plays both roles). A query runs
+against both; :mod:`memsite.ranking` fuses the scores and merges spans.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import gc
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import whoosh
+import whoosh.index
+from whoosh import highlight
+from whoosh.analysis import StemmingAnalyzer
+from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
+from whoosh.query import (
+    And,
+    AndMaybe,
+    ConstantScoreQuery,
+    Or,
+    Phrase,
+    Prefix,
+    Query,
+    Term,
+    TermRange,
+)
+
+from . import tree
+from .chunks import CHUNK_VERSION, Chunk, chunk_file
+from .errors import MemsiteError, NotFound
+from .format import PERSONA
+from .markup import slugify
+from .query import Filters
+from .query import Query as Parsed
+from .ranking import Hit, Signal, Span, fuse_scores, merge_spans, span_hit
+
+SCHEMA_VERSION = 1
+SECTION_POOL = 50  # best sections considered per query
+RECORD_POOL = 20  # best records considered per query
+WRITE_TIMEOUT = 60.0  # seconds to wait for Whoosh's writer lock
+LIMITMB = 256  # writer memory before it spills a run to disk (default 128)
+RACY_NS = 2_000_000_000  # files touched this close to the last check are re-hashed
+
+Chunker = Callable[..., list[Chunk]]
+
+# Common English words, plus the words questions are made of ("why did we ..."): dropped at
+# index and at query time, so a natural-language question ranks by its content words.
+_STOP_TEXT = """
+a about above after again against all also am an and any are aren as at be because been before
+being below between both but by can cannot could couldn did didn do does doesn doing don down
+during each either else ever every few for from further get got had hadn has hasn have haven
+having he her here hers herself him himself his how if in into is isn it its itself just let
+me more most much must my myself no nor not now of off on once only or other ought our ours
+ourselves out over own please really same shall she should shouldn so some such than that the
+their theirs them themselves then there these they this those through to too under until up
+upon us very was wasn we were weren what when where whether which while who whom whose why
+will with won would wouldn yet you your yours yourself yourselves
+"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+ANALYZER = StemmingAnalyzer(stoplist=STOP_WORDS, minsize=2, cachesize=-1)
+# Which fields keep positions is the main index-time cost: only heading and body need them
+# (quoted phrases); ``lead`` only counts words.
+SCHEMA = Schema(
+    uid=ID(stored=True, unique=True),
+    roles=KEYWORD(stored=True),
+    record=ID(stored=True),
+    path=ID(stored=True),
+    kind=ID(stored=True),
+    tier=ID(stored=True),
+    date=ID(stored=True),
+    category=ID(),
+    tags=KEYWORD(commas=True, lowercase=True),
+    heading=TEXT(analyzer=ANALYZER, stored=True, field_boost=2.0),
+    body=TEXT(analyzer=ANALYZER),
+    lead=TEXT(analyzer=ANALYZER, phrase=False, field_boost=0.5),
+    meta=STORED(),
+)
+FIELDS = ("heading", "body", "lead")
+
+
+class IndexBroken(MemsiteError):
+    """The index cannot be used as it is (missing, corrupt, another version)."""
+
+
+@dataclass(frozen=True)
+class Refresh:
+    """What bringing the index up to date did."""
+
+    files: int  # files re-chunked
+    removed: int  # files that left the index
+    chunks: int  # chunks written
+    rebuilt: bool
+    seconds: float
+
+
+def default_cache_dir(root: Path) -> Path:
+    """``$MEMSITE_CACHE``, else a ``.memsite`` folder beside the tree."""
+    env = os.environ.get("MEMSITE_CACHE")
+    return Path(env) if env else root.resolve().parent / ".memsite"
+
+
+def _hash(data: bytes) -> str:
+    return hashlib.sha1(data, usedforsecurity=False).hexdigest()
+
+
+class SearchIndex:
+    """The chunk index of one tree. ``chunker`` is replaceable for benchmarks."""
+
+    def __init__(
+        self,
+        root: Path,
+        cache_dir: Path | None = None,
+        *,
+        notify: Callable[[str], None] | None = None,
+        chunker: Chunker = chunk_file,
+        name: str = "index",
+    ) -> None:
+        self.root = Path(root)
+        self.cache = Path(cache_dir) if cache_dir is not None else default_cache_dir(self.root)
+        real = self.root.resolve()
+        key = f"{slugify(real.name, 40)}-{_hash(str(real).encode())[:8]}"
+        self.folder = self.cache / name / key
+        self.lock_path = self.cache / name / f"{key}.lock"
+        self.state_path = self.folder / "state.json"
+        self.notify = notify or (lambda message: None)
+        self.chunker = chunker
+        self._ix: whoosh.index.Index | None = None
+        self._searcher = None  # reused between queries while state.json is unchanged
+        self._searcher_stamp = -1
+
+    # -- keeping it fresh -------------------------------------------------------------
+
+    def refresh(self, rebuild: bool = False) -> Refresh:
+        """Bring the index up to date with the tree (or rebuild it from scratch)."""
+        tree.check_root(self.root)
+        started = time.perf_counter()
+        if not rebuild:
+            with contextlib.suppress(IndexBroken):
+                state = self._load_state()
+                stats = self._stat_tree()
+                if not self._changed(state, stats):
+                    self._ix = self._ix or self._open()
+                    return Refresh(0, 0, 0, False, time.perf_counter() - started)
+        with self._locked():
+            try:
+                if rebuild:
+                    raise IndexBroken("rebuild requested")
+                state = self._load_state()
+                ix = self._open()
+            except IndexBroken as why:
+                if not rebuild:
+                    self.notify(f"search index {why}; rebuilding it from the markdown")
+                return self._build(started)
+            return self._update(ix, state, started)
+
+    def _changed(self, state: dict, stats: dict[str, tuple[int, int]]) -> list[str]:
+        known = state["files"]
+        racy = state.get("checked_ns", 0) - RACY_NS
+        changed = [p for p in known if p not in stats]
+        for path, (mtime, size) in stats.items():
+            old = known.get(path)
+            if old is None or old[0] != mtime or old[1] != size or mtime >= racy:
+                changed.append(path)
+        return changed
+
+    def _stat_tree(self) -> dict[str, tuple[int, int]]:
+        """``(mtime_ns, size)`` of every markdown file, as ``tree.markdown_files`` finds them.
+
+        This runs before every query, so it walks with ``os.scandir`` and plain strings; a
+        tree with symbolic links takes the slower, checked walk of ``tree.markdown_files``.
+        """
+        stats: dict[str, tuple[int, int]] = {}
+        pending = [("", str(self.root))]
+        while pending:
+            prefix, folder = pending.pop()
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.name.startswith("."):
+                        continue
+                    if entry.is_symlink():
+                        return self._stat_checked()
+                    rel = prefix + entry.name
+                    if entry.is_dir():
+                        pending.append((rel + "/", entry.path))
+                    elif entry.name.endswith(".md") and rel != PERSONA:
+                        with contextlib.suppress(OSError):
+                            info = entry.stat()
+                            stats[rel] = (info.st_mtime_ns, info.st_size)
+        return stats
+
+    def _stat_checked(self) -> dict[str, tuple[int, int]]:
+        paths, _ = tree.markdown_files(self.root)
+        stats = {}
+        for rel in paths:
+            if rel == PERSONA:
+                continue
+            with contextlib.suppress(OSError):
+                info = (self.root / rel).stat()
+                stats[rel] = (info.st_mtime_ns, info.st_size)
+        return stats
+
+    def _read(self, rel: str) -> tuple[bytes, list[Chunk]] | None:
+        path = self.root / rel
+        try:
+            raw = path.read_bytes()
+            day = dt.date.fromtimestamp(path.stat().st_mtime)
+        except OSError:
+            return None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return raw, []  # memsite check reports it; nothing to search
+        if "\x00" in text:
+            return raw, []
+        return raw, self.chunker(rel, text, fallback_date=day)
+
+    def _build(self, started: float) -> Refresh:
+        self._ix = None
+        stats = self._stat_tree()
+        checked = time.time_ns()
+        self.folder.parent.mkdir(parents=True, exist_ok=True)
+        self._write_gitignore()
+        fresh = Path(tempfile.mkdtemp(prefix=".build-", dir=self.folder.parent))
+        try:
+            ix = whoosh.index.create_in(str(fresh), SCHEMA)
+            files, count = {}, 0
+            writer = ix.writer(limitmb=LIMITMB)
+            try:
+                for rel, (mtime, size) in stats.items():
+                    read = self._read(rel)
+                    if read is None:
+                        continue
+                    raw, chunks = read
+                    files[rel] = [mtime, size, _hash(raw)]
+                    count += _add(writer, chunks)
+            except BaseException:
+                writer.cancel()
+                raise
+            writer.commit()
+            _write_json(fresh / "state.json", self._state(files, checked))
+            trash = self.folder.parent / f".old-{os.getpid()}-{time.time_ns()}"
+            with contextlib.suppress(FileNotFoundError):
+                os.rename(self.folder, trash)
+            os.rename(fresh, self.folder)
+            shutil.rmtree(trash, ignore_errors=True)
+        finally:
+            shutil.rmtree(fresh, ignore_errors=True)
+        self._ix = self._open()
+        return Refresh(len(files), 0, count, True, time.perf_counter() - started)
+
+    def _update(self, ix: whoosh.index.Index, state: dict, started: float) -> Refresh:
+        checked = time.time_ns()
+        stats = self._stat_tree()
+        files = dict(state["files"])
+        changed = self._changed(state, stats)
+        reads = {}
+        for rel in changed:
+            read = self._read(rel) if rel in stats else None
+            if read is not None and rel in files and files[rel][2] == _hash(read[0]):
+                files[rel] = [*stats[rel], files[rel][2]]  # touched, not changed
+                continue
+            reads[rel] = read
+        count = removed = 0
+        if reads:
+            writer = ix.writer(timeout=WRITE_TIMEOUT, delay=0.05, limitmb=LIMITMB)
+            try:
+                for rel, read in reads.items():
+                    writer.delete_by_term("path", rel)
+                    if read is None:
+                        files.pop(rel, None)
+                        removed += 1
+                        continue
+                    raw, chunks = read
+                    files[rel] = [*stats[rel], _hash(raw)]
+                    count += _add(writer, chunks)
+            except BaseException:
+                writer.cancel()
+                raise
+            writer.commit()
+        _write_json(self.state_path, self._state(files, checked))
+        self._ix = ix
+        return Refresh(len(reads) - removed, removed, count, False, time.perf_counter() - started)
+
+    def _state(self, files: dict, checked: int) -> dict:
+        return {
+            "schema": SCHEMA_VERSION,
+            "chunks": CHUNK_VERSION,
+            "whoosh": whoosh.versionstring(),
+            "root": str(self.root.resolve()),
+            "checked_ns": checked,
+            "files": files,
+        }
+
+    def _load_state(self) -> dict:
+        try:
+            state = json.loads(self.state_path.read_text("utf-8"))
+        except FileNotFoundError:
+            raise IndexBroken(f"{self.folder} is missing") from None
+        except (OSError, ValueError) as err:
+            raise IndexBroken(f"{self.state_path} is unreadable ({err})") from None
+        if not isinstance(state, dict) or not isinstance(state.get("files"), dict):
+            raise IndexBroken(f"{self.state_path} is corrupt")
+        if (
+            state.get("schema") != SCHEMA_VERSION
+            or state.get("chunks") != CHUNK_VERSION
+            or state.get("whoosh") != whoosh.versionstring()
+        ):
+            raise IndexBroken(
+                f"{self.folder} was built by another version of memsite or Whoosh "
+                f"(schema {state.get('schema')}.{state.get('chunks')}, "
+                f"Whoosh {state.get('whoosh')})"
+            )
+        if state.get("root") != str(self.root.resolve()):
+            raise IndexBroken(f"{self.folder} belongs to another tree ({state.get('root')})")
+        return state
+
+    def _open(self) -> whoosh.index.Index:
+        with _quiet_leaks():
+            try:
+                ix = whoosh.index.open_dir(str(self.folder))
+            except Exception as err:  # Whoosh raises many kinds on damaged files
+                failure = type(err).__name__
+            else:
+                if set(ix.schema.names()) == set(SCHEMA.names()):
+                    return ix
+                failure = "another schema"
+            gc.collect()
+        raise IndexBroken(f"{self.folder} is unreadable ({failure})")
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.lock_path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def _write_gitignore(self) -> None:
+        ignore = self.cache / ".gitignore"
+        if not ignore.exists():
+            with contextlib.suppress(OSError):
+                ignore.write_text("# memsite's rebuildable cache\n*\n", "utf-8")
+
+    # -- asking -----------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Release the open searcher (its files); the next query opens a new one."""
+        if self._searcher is not None:
+            self._searcher.close()
+        self._searcher, self._searcher_stamp = None, -1
+
+    def __enter__(self) -> SearchIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _fresh_searcher(self):  # type: ignore[no-untyped-def]
+        self.refresh()
+        try:
+            stamp = self.state_path.stat().st_mtime_ns
+        except OSError:
+            stamp = -1
+        if self._searcher is None or stamp != self._searcher_stamp or stamp == -1:
+            self.close()
+            assert self._ix is not None
+            self._searcher, self._searcher_stamp = self._ix.searcher(), stamp
+        return self._searcher
+
+    def _with_index(self, ask: Callable[..., list[Hit]]) -> list[Hit]:
+        """Run ``ask`` with a searcher on a fresh index; a damaged index is rebuilt once."""
+        with _quiet_leaks():
+            try:
+                return ask(self._fresh_searcher())
+            except MemsiteError:
+                raise
+            except Exception as err:  # a damaged segment shows up only when read
+                failure = type(err).__name__
+            self.close()
+            gc.collect()
+        with self._locked():
+            self.notify(
+                f"search index {self.folder} is unreadable ({failure}); "
+                "rebuilding it from the markdown"
+            )
+            self._build(time.perf_counter())
+        return ask(self._fresh_searcher())
+
+    def search(self, query: Parsed, limit: int = 10, filters: Filters | None = None) -> list[Hit]:
+        """The best ``limit`` spans for a parsed query."""
+        filters = query.filters.merge(filters or Filters())
+        return self._with_index(lambda searcher: self._search(searcher, query, filters, limit))
+
+    def _search(self, searcher, query: Parsed, filters: Filters, limit: int) -> list[Hit]:  # type: ignore[no-untyped-def]
+        wanted = self._query(query)
+        narrow = _filter_query(filters)
+        if wanted is None:
+            if narrow is None:
+                return []
+            results = searcher.search(
+                And([Term("roles", "section"), narrow]),
+                limit=limit,
+                sortedby="date",
+                reverse=True,
+            )
+            return [
+                span_hit(Span((chunk,), chunk, 0.0), _plain(chunk.text))
+                for chunk in (_chunk(hit.fields()) for hit in results)
+            ]
+        if narrow is not None:
+            # inside the query, not as a filter: Whoosh turns a filter into a set of
+            # every matching document on each search, an intersection skips lazily
+            wanted = And([wanted, ConstantScoreQuery(narrow, 0.0)])
+        # One query serves both levels: section documents give section scores, record
+        # documents record scores (a one-chunk record's document gives both).
+        results = searcher.search(wanted, limit=SECTION_POOL + RECORD_POOL)
+        section_scores: dict[str, float] = {}
+        record_scores: dict[str, float] = {}
+        groups: dict[tuple[str, str], dict[str, Chunk]] = {}
+        sizes: dict[tuple[str, str], int] = {}
+        for hit in results:
+            fields = hit.fields()
+            roles = fields["roles"].split()
+            key = (fields["path"], fields["record"])
+            sizes[key] = fields["meta"]["size"]
+            members = groups.setdefault(key, {})
+            if "record" in roles and len(record_scores) < RECORD_POOL:
+                record_scores.setdefault(fields["record"], hit.score)
+            if "section" in roles and len(section_scores) < SECTION_POOL:
+                chunk = _chunk(fields)
+                section_scores[chunk.id] = hit.score
+                members[chunk.id] = chunk
+        for (path, record), members in groups.items():
+            if sizes[(path, record)] <= len(members):
+                continue
+            for fields in _record_documents(searcher, path, record):
+                if "section" not in fields["roles"].split():
+                    continue
+                chunk = _chunk(fields)
+                if chunk.id not in members and filters.accepts(**_attrs(chunk)):
+                    members[chunk.id] = chunk
+        groups = {key: members for key, members in groups.items() if members}
+        candidates = [c for members in groups.values() for c in members.values()]
+        scores = fuse_scores(candidates, [Signal("lexical", section_scores, record_scores)])
+        spans = merge_spans(
+            {f"{p}\0{r}": list(m.values()) for (p, r), m in groups.items()},
+            scores,
+            set(section_scores),
+        )[:limit]
+        terms = self._terms(" ".join([query.words, *query.phrases]))
+        return [span_hit(span, _snippet(span.seed.body, terms)) for span in spans]
+
+    def _terms(self, text: str) -> list[str]:
+        return list(dict.fromkeys(token.text for token in ANALYZER(text)))
+
+    def _query(self, query: Parsed) -> Query | None:
+        words = self._terms(query.words)
+        free = Or([Term(field, word) for word in words for field in FIELDS]) if words else None
+        phrases: list[Query] = []
+        for phrase in query.phrases:
+            terms = self._terms(phrase)
+            if len(terms) == 1:
+                phrases.append(Or([Term("heading", terms[0]), Term("body", terms[0])]))
+            elif terms:
+                phrases.append(Or([Phrase("heading", terms), Phrase("body", terms)]))
+        if not phrases:
+            return free
+        required = phrases[0] if len(phrases) == 1 else And(phrases)
+        return AndMaybe(required, free) if free is not None else required
+
+    def related(
+        self, entry_id: str, limit: int = 5, kinds: Sequence[str] = ("decision", "learning", "note")
+    ) -> list[Hit]:
+        """The records most like one entry (Whoosh more-like-this over record documents)."""
+        return self._with_index(lambda searcher: self._related(searcher, entry_id, limit, kinds))
+
+    def _related(self, searcher, entry_id: str, limit: int, kinds: Sequence[str]) -> list[Hit]:  # type: ignore[no-untyped-def]
+        own = [f for f in searcher.documents(record=entry_id) if "section" in f["roles"]]
+        if not own:
+            raise NotFound(f"no entry with id {entry_id!r} in {self.root}")
+        own.sort(key=lambda f: f["meta"]["position"])
+        text = "\n\n".join(f["meta"]["text"] for f in own)
+        path = own[0]["path"]
+        mine = searcher.document_number(uid=own[0]["uid"])
+        like = Or([Term("kind", kind) for kind in kinds])
+        results = searcher.more_like(
+            mine,
+            "body",
+            text=f"{own[0]['heading']}\n{text}",
+            top=limit + 1,
+            numterms=12,
+            filter=And([Term("roles", "record"), like]),
+        )
+        hits = []
+        for hit in results:
+            fields = hit.fields()
+            if fields["record"] == entry_id and fields["path"] == path:
+                continue
+            if "section" in fields["roles"].split():
+                opening = fields
+            else:
+                opening = next(
+                    f
+                    for f in _record_documents(searcher, fields["path"], fields["record"])
+                    if "section" in f["roles"] and f["meta"]["position"] == 0
+                )
+            chunk = _chunk(opening)
+            hits.append(span_hit(Span((chunk,), chunk, hit.score), _plain(chunk.body)))
+        return hits[:limit]
+
+
+@contextlib.contextmanager
+def _quiet_leaks() -> Iterator[None]:
+    """Whoosh leaves the file it was reading open when it fails on a damaged index: the
+    caller collects such files inside this block, quietly, instead of a ResourceWarning at
+    some unrelated later moment."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        yield
+
+
+def _record_documents(searcher, path: str, record: str) -> list[dict]:  # type: ignore[no-untyped-def]
+    """Stored fields of every document of one record (one term lookup, not an And query)."""
+    reader = searcher.reader()
+    found = (reader.stored_fields(n) for n in searcher.docs_for_query(Term("record", record)))
+    return [fields for fields in found if fields["path"] == path]
+
+
+def _add(writer, chunks: list[Chunk]) -> int:  # type: ignore[no-untyped-def]
+    """Index one file's chunks: a section document each, plus one per multi-chunk record."""
+    records: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        records.setdefault(chunk.record, []).append(chunk)
+    for members in records.values():
+        single = len(members) == 1
+        for chunk in members:
+            writer.add_document(
+                uid=chunk.id,
+                roles="section record" if single else "section",
+                record=chunk.record,
+                path=chunk.path,
+                kind=chunk.kind,
+                tier=chunk.tier,
+                date=chunk.date.isoformat(),
+                category=chunk.category.casefold(),
+                tags=",".join(chunk.tags),
+                heading=chunk.heading,
+                body=chunk.body,
+                lead=chunk.lead,
+                meta=_meta(chunk, len(members)),
+            )
+        if not single:
+            first = members[0]
+            writer.add_document(
+                uid=f"{first.record}\0record",
+                roles="record",
+                record=first.record,
+                path=first.path,
+                kind=first.kind,
+                tier=first.tier,
+                date=first.date.isoformat(),
+                category=first.category.casefold(),
+                tags=",".join(first.tags),
+                heading=first.heading,
+                body="\n\n".join(c.body for c in members),
+                meta={"size": len(members), "position": -1},
+            )
+    return len(chunks)
+
+
+def _meta(chunk: Chunk, size: int) -> dict[str, object]:
+    return {
+        "id": chunk.id,
+        "position": chunk.position,
+        "anchor": chunk.anchor,
+        "breadcrumb": list(chunk.breadcrumb),
+        "time": chunk.time.isoformat() if chunk.time else None,
+        "category": chunk.category,
+        "tags": list(chunk.tags),
+        "line": chunk.line,
+        "end_line": chunk.end_line,
+        "text": chunk.text,
+        "heading_lines": chunk.heading_lines,
+        "size": size,
+    }
+
+
+def _chunk(fields: dict) -> Chunk:
+    meta = fields["meta"]
+    return Chunk(
+        id=meta["id"],
+        record=fields["record"],
+        position=meta["position"],
+        path=fields["path"],
+        anchor=meta["anchor"],
+        heading=fields["heading"],
+        breadcrumb=tuple(meta["breadcrumb"]),
+        kind=fields["kind"],
+        tier=fields["tier"],
+        date=dt.date.fromisoformat(fields["date"]),
+        line=meta["line"],
+        end_line=meta["end_line"],
+        text=meta["text"],
+        time=dt.time.fromisoformat(meta["time"]) if meta["time"] else None,
+        category=meta["category"],
+        tags=tuple(meta["tags"]),
+        heading_lines=meta["heading_lines"],
+    )
+
+
+def _attrs(chunk: Chunk) -> dict[str, object]:
+    return {
+        "kind": chunk.kind,
+        "tier": chunk.tier,
+        "category": chunk.category,
+        "tags": chunk.tags,
+        "path": chunk.path,
+        "date": chunk.date,
+    }
+
+
+def _filter_query(filters: Filters) -> Query | None:
+    parts: list[Query] = []
+    for field, values in (
+        ("kind", filters.kinds),
+        ("tier", filters.tiers),
+        ("category", filters.categories),
+        ("path", filters.paths),
+    ):
+        if values:
+            parts.append(Or([Term(field, value) for value in values]))
+    parts += [Term("tags", tag) for tag in filters.tags]
+    if filters.dates:
+        parts.append(Or([Prefix("date", day) for day in filters.dates]))
+    if filters.since or filters.until:
+        parts.append(
+            TermRange(
+                "date",
+                filters.since.isoformat() if filters.since else None,
+                filters.until.isoformat() if filters.until else None,
+            )
+        )
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else And(parts)
+
+
+class _Bold(highlight.Formatter):
+    between = " … "
+
+    def format_token(self, text, token, replace=False):  # type: ignore[no-untyped-def]
+        return "**" + highlight.get_text(text, token, replace) + "**"
+
+
+SNIPPET_CHARS = 160
+
+
+def _snippet(text: str, terms: list[str]) -> str:
+    """Up to two fragments of ``text`` around query words, the words in ``**bold**``."""
+    flat = " ".join(text.split())
+    if terms:
+        fragmenter = highlight.ContextFragmenter(maxchars=SNIPPET_CHARS, surround=50)
+        found = highlight.highlight(flat, terms, ANALYZER, fragmenter, _Bold(), top=2)
+        if found:
+            return found
+    return _plain(flat)
+
+
+def _plain(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+def _write_json(path: Path, data: dict) -> None:
+    fd, temp = tempfile.mkstemp(prefix=".state-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise

@@ -1,0 +1,304 @@
+"""Recall and prime: memory sized to an agent's context budget, as markdown ready to inject.
+
+``recall`` runs on every turn: the best hits for the user's last message that fit the budget
+(default 1,500 tokens), newest first among near ties, each dated, with its breadcrumb and a
+citation. A hit that does not fit is left out whole, and the block says how many were.
+
+``prime`` runs at session start: the persona (always, whole), the hot context, the decisions
+and learnings relevant to the task, and the last three days of warm activity, newest first.
+Each section is capped by its share of the budget (:data:`PRIME_SHARES`); tokens a section
+does not use pass on to the next. Tokens are counted with :func:`memsite.tokens.estimate_tokens`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from .markup import slugify
+from .ranking import Hit, newest_first_among_ties
+from .tokens import estimate_tokens
+
+RECALL_BUDGET = 1_500
+RECALL_LIMIT = 8
+PRIME_BUDGET = 40_000
+ACTIVITY_DAYS = 3
+# Shares of the prime budget, in the order sections are filled.
+PRIME_SHARES = (
+    ("persona", 0.10),
+    ("hot", 0.10),
+    ("decisions", 0.25),
+    ("learnings", 0.20),
+    ("activity", 0.35),
+)
+_ID_LINE = re.compile(r"^[-*+] \*\*Id:\*\*")  # the citation carries the id
+_SITE_URL = re.compile(r"^site_url:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
+
+
+def site_url(root: Path) -> str | None:
+    """``site_url`` of the ``mkdocs.yml`` beside the tree, if there is one."""
+    try:
+        text = (Path(root).resolve().parent / "mkdocs.yml").read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    match = _SITE_URL.search(text)
+    return match.group(1).rstrip("/") + "/" if match else None
+
+
+def page_url(base: str, hit: Hit) -> str:
+    """Where the site shows a hit (mirrors ``memsite.site.pages.permalink``)."""
+    if hit.kind == "decision":
+        page = "decisions/"
+    elif hit.kind == "learning":
+        page = f"learnings/{slugify(hit.category.strip() or 'uncategorised')}/"
+    elif hit.kind == "activity":
+        page = f"activity/{hit.date.isoformat()}/"
+    else:
+        page = "notes/" + PurePosixPath(hit.path).with_suffix("").as_posix() + "/"
+    return base + page + (f"#{hit.anchor}" if hit.anchor else "")
+
+
+def citation(hit: Hit, base: str | None) -> str:
+    """``path#anchor``, and the page on the site when it has a ``site_url``."""
+    return f"{hit.citation} ({page_url(base, hit)})" if base else hit.citation
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """What ``recall`` returns: the hits that fit, how many did not, and the block."""
+
+    hits: tuple[Hit, ...]
+    left_out: int
+    budget: int
+    tokens: int
+    markdown: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "budget": self.budget,
+            "tokens": self.tokens,
+            "left_out": self.left_out,
+            "hits": [hit.to_dict() for hit in self.hits],
+            "markdown": self.markdown,
+        }
+
+
+def render_hit(hit: Hit, base: str | None) -> str:
+    """One recalled hit: a dated heading with its breadcrumb, the citation, then the text."""
+    lines = hit.text.split("\n")
+    if hit.text.startswith("#"):
+        lines = lines[1:]  # the heading is in the breadcrumb already
+    body = "\n".join(line for line in lines if not _ID_LINE.match(line)).strip()
+    return (
+        f"### {hit.date.isoformat()} · {hit.breadcrumb}\nSource: {citation(hit, base)}\n\n{body}\n"
+    )
+
+
+def _header(count: int) -> str:
+    return f"## Recalled memory ({count} item{'s' if count != 1 else ''})\n"
+
+
+def _footer(left_out: int, budget: int) -> str:
+    if not left_out:
+        return ""
+    return (
+        f"\n_{left_out} more matching item{'s' if left_out != 1 else ''} left out "
+        f"to stay within {budget:,} tokens._\n"
+    )
+
+
+def fit_recall(hits: Sequence[Hit], budget: int, base: str | None) -> Recalled:
+    """Take hits in order (newest first among near ties) while the whole block fits."""
+    ordered = newest_first_among_ties(hits)
+    if not ordered:
+        return Recalled((), 0, budget, 0, "")
+    blocks = [render_hit(hit, base) for hit in ordered]
+    kept: list[int] = []
+    for index in range(len(blocks)):
+        trial = [*kept, index]
+        text = _assemble([blocks[i] for i in trial], len(ordered) - len(trial), budget)
+        if estimate_tokens(text) <= budget:
+            kept = trial
+    taken = tuple(ordered[i] for i in kept)
+    left_out = len(ordered) - len(kept)
+    markdown = _assemble([blocks[i] for i in kept], left_out, budget)
+    return Recalled(taken, left_out, budget, estimate_tokens(markdown), markdown)
+
+
+def _assemble(blocks: list[str], left_out: int, budget: int) -> str:
+    if not blocks:
+        return (
+            f"## Recalled memory\n\n_{left_out} matching item{'s' if left_out != 1 else ''} "
+            f"left out: each alone exceeds {budget:,} tokens._\n"
+            if left_out
+            else ""
+        )
+    return _header(len(blocks)) + "\n" + "\n".join(blocks) + _footer(left_out, budget)
+
+
+# -- prime -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PrimeSection:
+    name: str
+    title: str
+    cap: int
+    tokens: int
+    items: int
+    left_out: int
+    markdown: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "cap": self.cap,
+            "tokens": self.tokens,
+            "items": self.items,
+            "left_out": self.left_out,
+        }
+
+
+@dataclass(frozen=True)
+class Primed:
+    """The session-start payload, by section."""
+
+    budget: int
+    sections: tuple[PrimeSection, ...] = field(default_factory=tuple)
+
+    @property
+    def markdown(self) -> str:
+        return "\n".join(s.markdown for s in self.sections if s.markdown)
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.markdown)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "budget": self.budget,
+            "tokens": self.tokens,
+            "sections": [s.to_dict() for s in self.sections],
+            "markdown": self.markdown,
+        }
+
+
+@dataclass(frozen=True)
+class PrimeInputs:
+    """What prime draws from, gathered by the caller (``Memory.prime``)."""
+
+    persona: str
+    hot: str  # the rendered hot context, or ""
+    decisions: Sequence[Hit]
+    learnings: Sequence[Hit]
+    activity: Sequence[Hit]  # newest first
+    site: str | None = None
+
+
+def render_prime(inputs: PrimeInputs, budget: int = PRIME_BUDGET) -> Primed:
+    """Assemble the prime payload section by section within ``budget`` tokens.
+
+    The persona is always included whole and its tokens come off the top. The rest of the
+    budget is shared by :data:`PRIME_SHARES`; a section that needs less than its share
+    passes the surplus to the others in proportion to their shares.
+    """
+    text = inputs.persona.strip()
+    persona_md = f"{text}\n" if text else ""
+    persona = PrimeSection(
+        "persona",
+        "Persona",
+        estimate_tokens(persona_md),
+        estimate_tokens(persona_md),
+        1 if persona_md else 0,
+        0,
+        persona_md,
+    )
+    hot = inputs.hot.strip()
+    titles = {
+        "hot": "Where were we?",
+        "decisions": "Relevant decisions",
+        "learnings": "Relevant learnings",
+        "activity": f"Recent activity (last {ACTIVITY_DAYS} days with a log)",
+    }
+    items = {
+        "hot": [f"{hot}\n"] if hot else [],
+        "decisions": [render_hit(hit, inputs.site) + "\n" for hit in inputs.decisions],
+        "learnings": [render_hit(hit, inputs.site) + "\n" for hit in inputs.learnings],
+        "activity": [_activity_line(hit) for hit in inputs.activity],
+    }
+    heads = {name: "" if name == "hot" else f"## {title}\n\n" for name, title in titles.items()}
+    needs = {
+        name: estimate_tokens(heads[name] + "".join(found)) if found else 0
+        for name, found in items.items()
+    }
+    available = max(budget - persona.tokens - len(PRIME_SHARES), 0)
+    caps = share_out(needs, dict(PRIME_SHARES[1:]), available)
+    sections = [persona]
+    for name, title in titles.items():
+        sections.append(_fill(name, title, heads[name], items[name], caps[name]))
+    return Primed(budget, tuple(sections))
+
+
+def share_out(needs: dict[str, int], shares: dict[str, float], total: int) -> dict[str, int]:
+    """Caps for each part: its share of ``total``, topped up with what smaller parts leave."""
+    caps = {name: 0 for name in needs}
+    open_parts = {name for name in needs if needs[name] > 0}
+    left = total
+    while open_parts and left > 0:
+        weight = sum(shares[name] for name in open_parts)
+        offer = {name: int(left * shares[name] / weight) for name in open_parts}
+        done = {name for name in open_parts if needs[name] - caps[name] <= offer[name]}
+        if not done:
+            for name in open_parts:
+                caps[name] += offer[name]
+            break
+        for name in done:
+            left -= needs[name] - caps[name]
+            caps[name] = needs[name]
+        open_parts -= done
+    return caps
+
+
+def _fill(name: str, title: str, head: str, items: Sequence[str], cap: int) -> PrimeSection:
+    """Keep items in order while the section fits ``cap``; say how many were left out."""
+    if not items:
+        return PrimeSection(name, title, cap, 0, 0, 0, "")
+    whole = head + "".join(items)
+    if estimate_tokens(whole) <= cap:
+        return PrimeSection(name, title, cap, estimate_tokens(whole), len(items), 0, whole)
+    kept: list[str] = []
+    for item in items:
+        if estimate_tokens(head + "".join([*kept, item]) + _left(len(items))) <= cap:
+            kept.append(item)
+    left_out = len(items) - len(kept)
+    if kept:
+        text = head + "".join(kept) + _left(left_out)
+    else:
+        note = f"_{title}: {left_out} item(s) left out, over this section's budget._\n"
+        text = note if estimate_tokens(note) <= cap else ""
+    return PrimeSection(name, title, cap, estimate_tokens(text), len(kept), left_out, text)
+
+
+def _left(count: int) -> str:
+    return f"\n_{count} more left out to stay within this section's budget._\n"
+
+
+def _activity_line(hit: Hit) -> str:
+    """An activity as one bullet: time, action, and the text under it on one line."""
+    when = f"{hit.date.isoformat()} {hit.time.strftime('%H:%M') if hit.time else ''}".strip()
+    lines = hit.text.split("\n")[1:]
+    words = " ".join(
+        line.strip()
+        for line in lines
+        if line.strip() and not line.lstrip().startswith(("- **Id:**", "```"))
+    )
+    words = words if len(words) <= 300 else words[:300].rsplit(" ", 1)[0] + " …"
+    return f"- {when} **{hit.heading.split('—', 1)[-1].strip()}** {words} ({hit.citation})\n"
+
+
+def activity_days(days: Sequence[dt.date], count: int = ACTIVITY_DAYS) -> list[dt.date]:
+    """The ``count`` most recent days that have a warm log, newest first."""
+    return sorted(set(days), reverse=True)[:count]

@@ -1,0 +1,18 @@
+"""The one token estimator memsite uses for every budget (recall, prime).
+
+No tokenizer ships with memsite, so budgets are estimates: one token per four bytes of UTF-8,
+rounded up. English prose averages about four characters per token with the common BPE
+tokenizers; text in other scripts takes more bytes per character (2-3 for accented Latin,
+Cyrillic, CJK) and also more tokens, so counting bytes keeps the estimate from undercounting
+them. Budgets are therefore approximate: leave a margin when a hard context limit matters.
+"""
+
+from __future__ import annotations
+
+BYTES_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str) -> int:
+    """Estimated tokens of ``text``: ``ceil(utf8_bytes / 4)``; 0 for the empty string."""
+    size = len(text.encode("utf-8", errors="surrogatepass"))
+    return -(-size // BYTES_PER_TOKEN)
