@@ -22,6 +22,7 @@ import gc
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -679,9 +680,12 @@ class _Bold(highlight.Formatter):
 SNIPPET_CHARS = 160
 
 
+_BULLET = re.compile(r"^\s*[-*+]\s+", re.MULTILINE)
+
+
 def _snippet(text: str, terms: list[str]) -> str:
     """Up to two fragments of ``text`` around query words, the words in ``**bold**``."""
-    flat = " ".join(text.split())
+    flat = " ".join(_BULLET.sub("", text).split())
     if terms:
         fragmenter = highlight.ContextFragmenter(maxchars=SNIPPET_CHARS, surround=50)
         found = highlight.highlight(flat, terms, ANALYZER, fragmenter, _Bold(), top=2)
@@ -691,7 +695,7 @@ def _snippet(text: str, terms: list[str]) -> str:
 
 
 def _plain(text: str) -> str:
-    flat = " ".join(text.split())
+    flat = " ".join(_BULLET.sub("", text).split())
     return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
 
 
