@@ -260,10 +260,14 @@ class Memory:
         tree.check_root(self.root)
         today = today or self.clock().date()
         cutoff = today - dt.timedelta(days=keep_days)
-        moved = []
         warm = self.root / "warm"
         if not warm.is_dir():
-            return moved
+            return []
+        with storage.lock(warm):  # no day-log append runs while logs move (_append_activity)
+            return self._move_logs(warm, cutoff)
+
+    def _move_logs(self, warm: Path, cutoff: dt.date) -> list[tuple[str, str]]:
+        moved = []
         for path in sorted(warm.glob("????-??-??.md")):
             try:
                 day = dt.date.fromisoformat(path.stem)
@@ -385,6 +389,21 @@ class Memory:
         result: str,
         body: str,
         author: str | None = None,
+    ) -> str:
+        # prune moves day logs while it holds warm/ exclusively: choosing the day log and
+        # appending under a shared hold means an entry never lands in a fresh copy of a log
+        # that prune just archived
+        with storage.lock(self.root / "warm", shared=True):
+            return self._append_to_day_log(now, action, details, result, body, author)
+
+    def _append_to_day_log(
+        self,
+        now: dt.datetime,
+        action: str,
+        details: dict[str, str],
+        result: str,
+        body: str,
+        author: str | None,
     ) -> str:
         path = tree.day_log(self.root, now.date())
         rel = path.relative_to(self.root).as_posix()

@@ -168,15 +168,16 @@ def move(root: Path, source: Path, target: Path) -> None:
 
 
 @contextlib.contextmanager
-def lock(folder: Path) -> Iterator[None]:
-    """An exclusive lock on a folder, for state that is replaced rather than appended.
+def lock(folder: Path, *, shared: bool = False) -> Iterator[None]:
+    """An exclusive (or shared) lock on a folder, for state that is replaced or moved rather
+    than appended.
 
     Locking the folder itself leaves no lock file behind in the tree.
     """
     folder.mkdir(parents=True, exist_ok=True)
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)
