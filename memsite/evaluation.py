@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .chunks import Chunk, toc_slug
 from .errors import InvalidInput
+from .markup import heading_level, heading_text
 from .ranking import Hit
 
 
@@ -103,11 +104,20 @@ def resolve(answer: str, chunks_of: Callable[[str], Sequence[Chunk]]) -> list[tu
     if not target:
         return [(path, 1, 10**9)] if chunks else []
     wanted = {target, toc_slug(target)}
-    return [
+    spans = [
         (c.path, c.line, c.end_line)
         for c in chunks
         if c.anchor in wanted or c.id in wanted or toc_slug(c.heading) in wanted
     ]
+    if spans:
+        return spans
+    # a heading kept inside a chunk (a sub-heading right under a bare parent, or h4+):
+    # from that heading to the end of its chunk
+    for chunk in chunks:
+        for offset, line in enumerate(chunk.text.split("\n")):
+            if heading_level(line) and toc_slug(heading_text(line)) in wanted:
+                spans.append((chunk.path, chunk.line + offset, chunk.end_line))
+    return spans
 
 
 def judge(
