@@ -13,7 +13,6 @@ import contextlib
 import errno
 import fcntl
 import os
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -117,6 +116,8 @@ def append(root: Path, path: Path, compose: Callable[[str], str]) -> str:
 
 def replace(root: Path, path: Path, data: str) -> None:
     """Atomically replace ``path`` with ``data``."""
+    import tempfile  # with shutil, bz2, lzma and random: ~4 ms that `memsite log` never needs
+
     inside(root, path.parent)
     tmp_name = None
     try:
