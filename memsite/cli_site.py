@@ -2,12 +2,31 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
 from .cli import _memory, cli
+
+
+@contextlib.contextmanager
+def _mkdocs_log(level: int) -> Iterator[None]:
+    """Let MkDocs' own messages (warnings; for serve, its address and rebuilds) reach stderr."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("mkdocs: %(message)s"))
+    logger = logging.getLogger("mkdocs")
+    before = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(level)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(before)
 
 
 @cli.command()
@@ -49,13 +68,14 @@ def build(
         )
         click.echo(f"wrote {len(written)} files to {docs_only}")
         return
-    site = builder.build(
-        root,
-        site_dir=site_dir,
-        strict=strict,
-        allow_secrets=allow_secrets,
-        config_file=config_file,
-    )
+    with _mkdocs_log(logging.WARNING):
+        site = builder.build(
+            root,
+            site_dir=site_dir,
+            strict=strict,
+            allow_secrets=allow_secrets,
+            config_file=config_file,
+        )
     click.echo(f"built {site}")
 
 
@@ -74,4 +94,5 @@ def serve(ctx: click.Context, dev_addr: str | None, config_file: Path | None) ->
     """Serve the site locally; it rebuilds when a memory file changes."""
     from .site import builder
 
-    builder.serve(_memory(ctx).root, dev_addr=dev_addr, config_file=config_file)
+    with _mkdocs_log(logging.INFO):
+        builder.serve(_memory(ctx).root, dev_addr=dev_addr, config_file=config_file)

@@ -94,6 +94,24 @@ def test_a_hostile_entry_renders_as_text(tmp_path, monkeypatch):
         assert 'href="javascript:' not in html
 
 
+def test_hostile_titles_in_notes_and_tags_never_reach_the_nav_as_html(tmp_path, monkeypatch):
+    root = tmp_path / "memory"
+    init_tree(root)
+    (root / "notes").mkdir()
+    (root / "notes" / "evil.md").write_text(
+        "# <img src=x onerror=alert(1)> plan\n\nText.\n", "utf-8"
+    )
+    Memory(root).learn("Tagged", category="<b onmouseover=alert(2)>x</b>", at="2026-03-02")
+    code, output, site = build(tmp_path, monkeypatch, root, "--strict")
+    assert code == 0, output
+    for path in site.rglob("*.html"):
+        # <title> holds text only (Material strips tags from it): markup there cannot run
+        html = re.sub(r"<title>.*?</title>", "", path.read_text("utf-8"), flags=re.DOTALL)
+        assert not re.search(r"<img[^>]*onerror", html), path
+        assert not re.search(r"<b [^>]*onmouseover", html), path
+    assert "&lt;img src=x onerror=alert(1)&gt; plan" in (site / "index.html").read_text("utf-8")
+
+
 def test_a_secret_in_the_tree_stops_the_build_with_file_and_line(tmp_path, monkeypatch, sample):
     decisions = sample / "cold" / "decisions.md"
     lines = decisions.read_text("utf-8").splitlines()
