@@ -16,6 +16,12 @@ from .cli import _memory, cli
 from .errors import InvalidInput
 from .model import KINDS, TIERS
 
+LEXICAL = click.option(
+    "--lexical",
+    is_flag=True,
+    help="Rank by words alone; skip the semantic model even when it is installed.",
+)
+
 
 def _dump(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
@@ -55,6 +61,7 @@ def index(ctx: click.Context, rebuild: bool) -> None:
 @click.option("--since", metavar="DATE", help="Only from this date on (YYYY-MM-DD).")
 @click.option("--until", metavar="DATE", help="Only up to this date (YYYY-MM-DD).")
 @click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
+@LEXICAL
 @click.pass_context
 def search(ctx: click.Context, query: str, as_json: bool, **options: Any) -> None:
     """Search memory with a natural-language QUERY ("quoted phrases", tag:x filters work)."""
@@ -88,10 +95,15 @@ def _prompt_text(prompt: str) -> str:
     "--limit", default=8, show_default=True, type=click.IntRange(min=1), help="Hits considered."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print hits, tokens and the block as JSON.")
+@LEXICAL
 @click.pass_context
-def recall(ctx: click.Context, prompt: str, budget: int, limit: int, as_json: bool) -> None:
+def recall(
+    ctx: click.Context, prompt: str, budget: int, limit: int, as_json: bool, lexical: bool
+) -> None:
     """The memory relevant to PROMPT ('-' reads stdin) as one markdown block within --budget."""
-    recalled = _memory(ctx).recall(_prompt_text(prompt), budget=budget, limit=limit)
+    recalled = _memory(ctx).recall(
+        _prompt_text(prompt), budget=budget, limit=limit, lexical=lexical
+    )
     if as_json:
         _dump(recalled.to_dict())
     elif recalled.markdown:
@@ -106,10 +118,11 @@ def recall(ctx: click.Context, prompt: str, budget: int, limit: int, as_json: bo
     "--budget", default=40000, show_default=True, type=click.IntRange(min=1), help="Tokens."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print tokens per section and the payload.")
+@LEXICAL
 @click.pass_context
-def prime(ctx: click.Context, task: str | None, budget: int, as_json: bool) -> None:
+def prime(ctx: click.Context, task: str | None, budget: int, as_json: bool, lexical: bool) -> None:
     """The session-start payload: persona, hot context, relevant memory, recent activity."""
-    primed = _memory(ctx).prime(task=task, budget=budget)
+    primed = _memory(ctx).prime(task=task, budget=budget, lexical=lexical)
     if as_json:
         _dump(primed.to_dict())
     else:
@@ -120,10 +133,11 @@ def prime(ctx: click.Context, task: str | None, budget: int, as_json: bool) -> N
 @click.argument("entry_id", metavar="ID")
 @click.option("--limit", default=5, show_default=True, type=click.IntRange(min=1))
 @click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
+@LEXICAL
 @click.pass_context
-def related(ctx: click.Context, entry_id: str, limit: int, as_json: bool) -> None:
+def related(ctx: click.Context, entry_id: str, limit: int, as_json: bool, lexical: bool) -> None:
     """The decisions, learnings and notes most like entry ID."""
-    hits = _memory(ctx).related(entry_id, limit=limit)
+    hits = _memory(ctx).related(entry_id, limit=limit, lexical=lexical)
     if as_json:
         _dump([hit.to_dict() for hit in hits])
     elif not hits:
@@ -141,12 +155,18 @@ def related(ctx: click.Context, entry_id: str, limit: int, as_json: bool) -> Non
     help="Exit 1 when recall@k is below this (for CI).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@LEXICAL
 @click.pass_context
 def eval_(
-    ctx: click.Context, queries: str, k: int, min_recall: float | None, as_json: bool
+    ctx: click.Context,
+    queries: str,
+    k: int,
+    min_recall: float | None,
+    as_json: bool,
+    lexical: bool,
 ) -> None:
     """Recall@k and MRR@10 of search over labelled QUERIES (JSON lines {"q", "relevant"})."""
-    report = _memory(ctx).evaluate(queries, k=k)
+    report = _memory(ctx).evaluate(queries, k=k, lexical=lexical)
     if as_json:
         _dump(report.to_dict())
     else:

@@ -28,7 +28,7 @@ import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import whoosh
@@ -48,7 +48,7 @@ from whoosh.query import (
     TermRange,
 )
 
-from . import tree
+from . import semantic, tree
 from .chunks import CHUNK_VERSION, Chunk, chunk_file
 from .errors import MemsiteError, NotFound
 from .format import PERSONA
@@ -411,12 +411,23 @@ class SearchIndex:
             self._build(time.perf_counter())
         return ask(self._fresh_searcher())
 
-    def search(self, query: Parsed, limit: int = 10, filters: Filters | None = None) -> list[Hit]:
-        """The best ``limit`` spans for a parsed query."""
+    def search(
+        self,
+        query: Parsed,
+        limit: int = 10,
+        filters: Filters | None = None,
+        lexical: bool = False,
+    ) -> list[Hit]:
+        """The best ``limit`` spans for a parsed query (hybrid when the semantic extra is
+        installed, unless ``lexical``)."""
         filters = query.filters.merge(filters or Filters())
-        return self._with_index(lambda searcher: self._search(searcher, query, filters, limit))
+        return self._with_index(
+            lambda searcher: self._search(searcher, query, filters, limit, lexical)
+        )
 
-    def _search(self, searcher, query: Parsed, filters: Filters, limit: int) -> list[Hit]:  # type: ignore[no-untyped-def]
+    def _search(
+        self, searcher, query: Parsed, filters: Filters, limit: int, lexical: bool = False
+    ) -> list[Hit]:  # type: ignore[no-untyped-def]
         wanted = self._query(query)
         narrow = _filter_query(filters)
         if wanted is None:
@@ -462,15 +473,22 @@ class SearchIndex:
                 if "section" not in fields["roles"].split():
                     continue
                 chunk = _chunk(fields)
+        matched = set(section_scores)
+        meaning = None if lexical else self._meaning(query.words)
+        if meaning is not None and not query.phrases:  # quoted phrases stay required
+            matched |= _add_meaning(searcher, meaning, groups, sizes, filters)
                 if chunk.id not in members and filters.accepts(**_attrs(chunk)):
                     members[chunk.id] = chunk
         groups = {key: members for key, members in groups.items() if members}
         candidates = [c for members in groups.values() for c in members.values()]
-        scores = fuse_scores(candidates, [Signal("lexical", section_scores, record_scores)])
+        signals = [Signal("lexical", section_scores, record_scores)]
+        if meaning is not None:
+            signals.append(meaning.signal(candidates))
+        scores = fuse_scores(candidates, signals)
         spans = merge_spans(
             {f"{p}\0{r}": list(m.values()) for (p, r), m in groups.items()},
             scores,
-            set(section_scores),
+            matched,
         )[:limit]
         terms = self._terms(" ".join([query.words, *query.phrases]))
         return [span_hit(span, _snippet(span.seed.body, terms)) for span in spans]
@@ -482,6 +500,29 @@ class SearchIndex:
         words = self._terms(query.words)
         free = Or([Term(field, word) for word in words for field in FIELDS]) if words else None
         phrases: list[Query] = []
+    def _vectors(self) -> semantic.Store | None:
+        """Section and record vectors in line with the index (issue 6); None without the
+        extra. They live beside the index folder, keyed by text: a rebuilt index reuses them."""
+        if not semantic.available():
+            return None
+        files = {path: entry[2] for path, entry in self._load_state()["files"].items()}
+        return semantic.update(
+            self.folder.parent / f"{self.folder.name}.vectors.npz",
+            files,
+            lambda rel: read[1] if (read := self._read(rel)) is not None else None,
+        ).store
+
+    def _meaning(self, text: str) -> semantic.Meaning | None:
+        """How close ``text`` is to every section and record; None without the extra."""
+        store = self._vectors() if text.strip() else None
+        return None if store is None else semantic.Meaning(store, semantic.load().embed_one(text))
+
+    def _record_meaning(self, record: str) -> semantic.Meaning | None:
+        """How close one record is to every other; None without the extra."""
+        store = self._vectors()
+        row = None if store is None else store.record_rows.get(record)
+        return None if row is None else semantic.Meaning(store, store.record_matrix[row])
+
         for phrase in query.phrases:
             terms = self._terms(phrase)
             if len(terms) == 1:
@@ -494,12 +535,21 @@ class SearchIndex:
         return AndMaybe(required, free) if free is not None else required
 
     def related(
-        self, entry_id: str, limit: int = 5, kinds: Sequence[str] = ("decision", "learning", "note")
+        self,
+        entry_id: str,
+        limit: int = 5,
+        kinds: Sequence[str] = ("decision", "learning", "note"),
+        lexical: bool = False,
     ) -> list[Hit]:
-        """The records most like one entry (Whoosh more-like-this over record documents)."""
-        return self._with_index(lambda searcher: self._related(searcher, entry_id, limit, kinds))
+        """The records most like one entry (Whoosh more-like-this over record documents,
+        fused with the records' meaning when the semantic extra is installed)."""
+        return self._with_index(
+            lambda searcher: self._related(searcher, entry_id, limit, kinds, lexical)
+        )
 
-    def _related(self, searcher, entry_id: str, limit: int, kinds: Sequence[str]) -> list[Hit]:  # type: ignore[no-untyped-def]
+    def _related(
+        self, searcher, entry_id: str, limit: int, kinds: Sequence[str], lexical: bool = False
+    ) -> list[Hit]:  # type: ignore[no-untyped-def]
         own = [f for f in searcher.documents(record=entry_id) if "section" in f["roles"]]
         if not own:
             raise NotFound(f"no entry with id {entry_id!r} in {self.root}")
@@ -512,11 +562,12 @@ class SearchIndex:
             mine,
             "body",
             text=f"{own[0]['heading']}\n{text}",
-            top=limit + 1,
+            top=RECORD_POOL if meaning is not None else limit + 1,
             numterms=12,
             filter=And([Term("roles", "record"), like]),
         )
         hits = []
+        meaning = None if lexical else self._record_meaning(entry_id)
         for hit in results:
             fields = hit.fields()
             if fields["record"] == entry_id and fields["path"] == path:
@@ -540,6 +591,8 @@ def _quiet_leaks() -> Iterator[None]:
     caller collects such files inside this block, quietly, instead of a ResourceWarning at
     some unrelated later moment."""
     with warnings.catch_warnings():
+        if meaning is not None:
+            hits = _fuse_related(searcher, meaning, hits, (path, entry_id), kinds)
         warnings.simplefilter("ignore", ResourceWarning)
         yield
 
@@ -573,6 +626,54 @@ def _add(writer, chunks: list[Chunk]) -> int:  # type: ignore[no-untyped-def]
                 body=chunk.body,
                 lead=chunk.lead,
                 meta=_meta(chunk, len(members)),
+def _add_meaning(searcher, meaning, groups, sizes, filters: Filters) -> set[str]:  # type: ignore[no-untyped-def]
+    """Add the sections and records closest in meaning to the candidates; return the seeds.
+
+    Each record gets at most one seed from meaning (its closest section): the lexical matches
+    decide how far a span grows, so meaning picks records without widening spans.
+    """
+    reader = searcher.reader()
+    seeds: set[str] = set()
+    for path, uid in meaning.best_sections(SECTION_POOL):
+        for number in searcher.docs_for_query(Term("uid", uid)):
+            fields = reader.stored_fields(number)
+            chunk = _chunk(fields)
+            if fields["path"] != path or not filters.accepts(**_attrs(chunk)):
+                continue
+            key = (path, fields["record"])
+            sizes[key] = fields["meta"]["size"]
+            members = groups.setdefault(key, {})
+            if not any(c in seeds for c in members):
+                seeds.add(chunk.id)
+            members.setdefault(chunk.id, chunk)
+    for path, record in meaning.best_records(RECORD_POOL):
+        for fields in _record_documents(searcher, path, record):
+            if "section" in fields["roles"].split():
+                sizes[(path, record)] = fields["meta"]["size"]
+                groups.setdefault((path, record), {})
+    return seeds
+
+
+def _fuse_related(  # type: ignore[no-untyped-def]
+    searcher, meaning, hits: list[Hit], own: tuple[str, str], kinds: Sequence[str]
+) -> list[Hit]:
+    """More-like-this hits and the records closest in meaning, ranked by the sum of their
+    normalised scores (the same fusion as search, at record level)."""
+    found = {(hit.path, hit.record): hit for hit in hits}
+    for path, record in meaning.best_records(RECORD_POOL + 1):
+        if (path, record) == own or (path, record) in found:
+            continue
+        sections = [f for f in _record_documents(searcher, path, record) if "section" in f["roles"]]
+        opening = min(sections, key=lambda f: f["meta"]["position"], default=None)
+        if opening is not None and opening["kind"] in kinds:
+            chunk = _chunk(opening)
+            found[(path, record)] = span_hit(Span((chunk,), chunk, 0.0), _plain(chunk.body))
+    top = max((hit.score for hit in found.values()), default=0.0) or 1.0
+    close = meaning.scaled_records([record for _, record in found])
+    fused = {key: hit.score / top + close.get(key[1], 0.0) for key, hit in found.items()}
+    return [replace(found[key], score=fused[key]) for key in sorted(found, key=lambda k: -fused[k])]
+
+
             )
         if not single:
             first = members[0]

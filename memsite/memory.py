@@ -517,19 +517,22 @@ class Memory:
         filters = make_filters(
             kind=kind, tier=tier, category=category, tag=tag, since=since, until=until
         )
-        return self._index().search(parse_query(query), limit, filters)
+        return self._index().search(parse_query(query), limit, filters, lexical=lexical)
 
-    def recall(self, prompt: str, budget: int = 1500, limit: int = 8) -> Any:
+        lexical: bool = False,
+    def recall(self, prompt: str, budget: int = 1500, limit: int = 8, lexical: bool = False) -> Any:
         """The memory most relevant to ``prompt`` that fits ``budget`` tokens (``Recalled``:
         ``.markdown`` is the block to inject, ``.hits`` what it holds)."""
         from .recall import fit_recall, site_url
 
+        With the ``semantic`` extra installed the ranking also weighs meaning (issue 6);
+        ``lexical=True`` ranks by words alone.
         if budget < 1:
             raise InvalidInput("budget must be 1 token or more")
-        hits = self.search(prompt, limit=limit) if prompt.strip() else []
+        hits = self.search(prompt, limit=limit, lexical=lexical) if prompt.strip() else []
         return fit_recall(hits, budget, site_url(self.root))
 
-    def prime(self, task: str | None = None, budget: int = 40000) -> Any:
+    def prime(self, task: str | None = None, budget: int = 40000, lexical: bool = False) -> Any:
         """The session-start payload (``Primed``): persona, hot context, relevant decisions
         and learnings, recent activity, each capped by its share of ``budget`` tokens."""
         from .chunks import chunk_file
@@ -548,8 +551,8 @@ class Memory:
             self._notice(str(err))
             context = None
         topic = (task or (context.task if context else "")).strip()
-        decisions = self.search(topic, limit=10, kind="decision") if topic else []
-        learnings = self.search(topic, limit=10, kind="learning") if topic else []
+        decisions = self.search(topic, 10, "decision", lexical=lexical) if topic else []
+        learnings = self.search(topic, 10, "learning", lexical=lexical) if topic else []
         if not topic:
             decisions = self.search("", limit=10, kind="decision")
             learnings = self.search("", limit=10, kind="learning")
@@ -577,13 +580,13 @@ class Memory:
         )
         return render_prime(inputs, budget)
 
-    def related(self, entry_id: str, limit: int = 5) -> list[Any]:
+    def related(self, entry_id: str, limit: int = 5, lexical: bool = False) -> list[Any]:
         """The decisions, learnings and notes most like one entry (Whoosh more-like-this)."""
         if limit < 1:
             raise InvalidInput("limit must be 1 or more")
-        return self._index().related(entry_id, limit)
+        return self._index().related(entry_id, limit, lexical=lexical)
 
-    def evaluate(self, queries: str | os.PathLike[str], k: int = 5) -> Any:
+    def evaluate(self, queries: str | os.PathLike[str], k: int = 5, lexical: bool = False) -> Any:
         """Recall@k and MRR@10 of this memory's search over a labelled JSON-lines file."""
         from functools import cache
 
@@ -599,7 +602,9 @@ class Memory:
                 return []
             return chunk_file(rel, path.read_text("utf-8", errors="replace"))
 
-        return evaluate(labelled, lambda q: self.search(q, limit=max(k, 10)), chunks_of, k)
+        return evaluate(
+            labelled, lambda q: self.search(q, limit=max(k, 10), lexical=lexical), chunks_of, k
+        )
 
 
 def _day_of(stamp: str) -> dt.date | None:

@@ -77,7 +77,8 @@ def test_updates_reread_only_changed_files_and_drop_deleted_ones(mem: Memory, ro
 
 
 def test_an_entry_written_a_moment_ago_is_found_without_reindexing(mem: Memory) -> None:
-    assert mem.search("flock") == []
+    # lexical: with the semantic extra, meaning alone links "flock" to the LockError learning
+    assert mem.search("flock", lexical=True) == []
     entry_id = mem.learn(
         "fcntl.flock frees the lock when its holder dies", category="os", at="2026-06-04T10:00:00"
     )

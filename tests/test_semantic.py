@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import os
 import subprocess
 import sys
@@ -9,8 +11,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from memsite import semantic
+from memsite import Memory, semantic
+from memsite.chunks import Chunk, chunk_file
+from memsite.cli import cli
 
 
 @pytest.fixture
@@ -97,55 +102,148 @@ def test_vectors_are_unit_length_and_empty_text_is_zero(model: semantic.Embedder
     assert not vectors[1].any()
 
 
-def test_a_second_sync_embeds_nothing_and_an_append_embeds_only_the_new_chunk(
+DECISIONS = """# Decisions
+
+## 2026-11-03 — Keep sessions in MongoDB for now
+- **Id:** keep-mongo
+- **Why:** Moving storage and restructuring at once is too much change.
+
+## 2026-11-05 — Move the session store from MongoDB to Postgres
+- **Id:** move-to-postgres
+- **Why:** One cluster to patch for one collection, and sessions were lost in the failover.
+"""
+APPENDED = """
+## 2026-11-06 — Render the changelog with towncrier on release
+- **Id:** towncrier
+- **Why:** Fragments merge without conflicts.
+"""
+NOTE = """# Runbook
+
+## Login is slow
+
+Check the hasher parameters first.
+
+## Contacts
+
+Maria owns auth.
+"""
+
+
+class Tree:
+    """Files as the index sees them: path → text, with the hash state.json would record."""
+
+    def __init__(self, **files: str) -> None:
+        self.files = {
+            path.replace("__", "/").replace("_", "-") + ".md": t for path, t in files.items()
+        }
+        self.reads: list[str] = []
+
+    def hashes(self) -> dict[str, str]:
+        return {p: hashlib.sha1(t.encode()).hexdigest() for p, t in self.files.items()}
+
+    def read(self, path: str) -> list[Chunk] | None:
+        self.reads.append(path)
+        text = self.files.get(path)
+        return None if text is None else chunk_file(path, text)
+
+    def update(self, store: Path, embedder: semantic.Embedder | None) -> semantic.Update:
+        return semantic.update(store, self.hashes(), self.read, embedder)
+
+
+def test_an_up_to_date_store_embeds_nothing_and_an_append_embeds_only_the_new_entry(
     model: semantic.Embedder, tmp_path: Path
 ) -> None:
-    texts = ["Replace MongoDB with Postgres", "Keep the CI under ten minutes", "Pin whoosh"]
-    first = semantic.sync(tmp_path, texts, model)
-    assert first.embedded == 3
-    again = semantic.sync(tmp_path, texts, model)
-    assert again.embedded == 0
-    appended = semantic.sync(tmp_path, [*texts, "Use uv for local installs"], model)
-    assert appended.embedded == 1
-    assert len(appended.vectors) == 4
-    for text in texts:
-        key = semantic.text_key(text)
-        assert (appended.vectors.get(key) == first.vectors.get(key)).all()
+    tree = Tree(cold__decisions=DECISIONS, notes__runbook=NOTE)
+    store = tmp_path / "vectors.npz"
+    first = tree.update(store, model)
+    assert first.embedded == 4
+    assert sorted(first.store.record_ids) == [
+        "keep-mongo",
+        "move-to-postgres",
+        "note-notes-runbook",
+    ]
+    again = tree.update(store, model)
+    assert (again.embedded, again.files) == (0, 0)
+    tree.files["cold/decisions.md"] += APPENDED
+    appended = tree.update(store, model)
+    assert (appended.embedded, appended.files) == (1, 1)
+    assert len(appended.store) == 5
+    for uid in ("keep-mongo", "move-to-postgres"):
+        assert (appended.store.vector(uid) == first.store.vector(uid)).all()
 
 
-def test_removed_chunks_leave_the_cache(model: semantic.Embedder, tmp_path: Path) -> None:
-    semantic.sync(tmp_path, ["kept", "dropped"], model)
-    semantic.sync(tmp_path, ["kept"], model)
-    cached = semantic.read_cache(tmp_path)
-    assert cached.keys == (semantic.text_key("kept"),)
+def test_a_deleted_file_leaves_the_store(model: semantic.Embedder, tmp_path: Path) -> None:
+    tree = Tree(cold__decisions=DECISIONS, notes__runbook=NOTE)
+    store = tmp_path / "vectors.npz"
+    tree.update(store, model)
+    del tree.files["notes/runbook.md"]
+    after = tree.update(store, model)
+    assert after.embedded == 0
+    assert set(after.store.paths) == {"cold/decisions.md"}
+    assert semantic.read_store(store).record_ids == ("keep-mongo", "move-to-postgres")
 
 
 @pytest.mark.parametrize("damage", [b"", b"not a zip file", b"PK\x03\x04 truncated"])
-def test_a_corrupt_cache_is_rebuilt(
+def test_a_damaged_store_is_rebuilt(
     model: semantic.Embedder, tmp_path: Path, damage: bytes
 ) -> None:
-    texts = ["Replace MongoDB with Postgres", "Pin whoosh"]
-    semantic.sync(tmp_path, texts, model)
-    (tmp_path / semantic.CACHE_FILE).write_bytes(damage)
-    rebuilt = semantic.sync(tmp_path, texts, model)
-    assert rebuilt.embedded == 2
-    assert semantic.sync(tmp_path, texts, model).embedded == 0
+    tree = Tree(cold__decisions=DECISIONS)
+    store = tmp_path / "vectors.npz"
+    tree.update(store, model)
+    store.write_bytes(damage)
+    assert tree.update(store, model).embedded == 2
+    assert tree.update(store, model).embedded == 0
 
 
-def test_a_cache_from_another_model_is_rebuilt(
+def test_a_store_from_another_model_is_rebuilt(
     model: semantic.Embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    tree = Tree(cold__decisions=DECISIONS)
+    store = tmp_path / "vectors.npz"
     monkeypatch.setattr(semantic, "MODEL", "some/other/model")
-    semantic.sync(tmp_path, ["Pin whoosh"], model)
+    tree.update(store, model)
     monkeypatch.undo()
-    assert semantic.sync(tmp_path, ["Pin whoosh"], model).embedded == 1
+    assert tree.update(store, model).embedded == 2
 
 
-def test_an_up_to_date_cache_never_loads_the_model(
+def test_an_up_to_date_store_never_loads_the_model(
     model: semantic.Embedder, tmp_path: Path, without_extra: None
 ) -> None:
-    semantic.sync(tmp_path, ["Pin whoosh"], model)
-    assert semantic.sync(tmp_path, ["Pin whoosh"]).embedded == 0
+    tree = Tree(cold__decisions=DECISIONS)
+    store = tmp_path / "vectors.npz"
+    tree.update(store, model)
+    assert tree.update(store, None).embedded == 0
+
+
+def test_a_question_in_other_words_finds_the_record_that_answers_it(
+    model: semantic.Embedder, tmp_path: Path
+) -> None:
+    tree = Tree(cold__decisions=DECISIONS + APPENDED, notes__runbook=NOTE)
+    store = tree.update(tmp_path / "vectors.npz", model).store
+    meaning = semantic.Meaning(store, model.embed_one("why did we stop using mongo"))
+    assert meaning.best_records(1, floor=-1) == [("cold/decisions.md", "move-to-postgres")]
+    assert meaning.best_sections(1, floor=-1) == [("cold/decisions.md", "move-to-postgres")]
+    meaning = semantic.Meaning(store, model.embed_one("what tool builds the release notes"))
+    assert meaning.best_records(1, floor=-1) == [("cold/decisions.md", "towncrier")]
+
+
+def test_the_signal_scales_cosines_to_zero_one_among_the_candidates(
+    model: semantic.Embedder, tmp_path: Path
+) -> None:
+    tree = Tree(cold__decisions=DECISIONS + APPENDED, notes__runbook=NOTE)
+    store = tree.update(tmp_path / "vectors.npz", model).store
+    meaning = semantic.Meaning(store, model.embed_one("why did we stop using mongo"))
+    candidates = [c for p in tree.files for c in tree.read(p) or ()]
+    signal = meaning.signal(candidates)
+    assert max(signal.sections.values()) == 1.0
+    assert min(signal.sections.values()) == 0.0
+    assert signal.sections["towncrier"] < signal.sections["move-to-postgres"]
+    assert set(signal.records) == {
+        "keep-mongo",
+        "move-to-postgres",
+        "towncrier",
+        "note-notes-runbook",
+    }
 
 
 def test_without_the_extra_it_is_reported_unavailable_with_the_fix(without_extra: None) -> None:
@@ -171,3 +269,147 @@ def test_minmax_maps_to_zero_one_and_flat_to_zero() -> None:
     np = pytest.importorskip("numpy")
     assert semantic.minmax(np.array([2.0, 4.0, 3.0])).tolist() == [0.0, 1.0, 0.5]
     assert semantic.minmax(np.array([3.0, 3.0])).tolist() == [0.0, 0.0]
+
+
+# -- hybrid ranking through Memory and the CLI ------------------------------------------
+
+
+def ids(hits: list) -> list[str]:
+    return [hit.id for hit in hits]
+
+
+def test_hybrid_search_finds_the_record_a_paraphrase_means(sample: Path) -> None:
+    pytest.importorskip("wordllama")
+    memory = Memory(sample)
+    question = "why did we stop using mongo"
+    hybrid = ids(memory.search(question, limit=5))
+    lexical = ids(memory.search(question, limit=5, lexical=True))
+    assert "note-cold-adr-0001-session-storage" in hybrid
+    assert "note-cold-adr-0001-session-storage" not in lexical
+    memory.close()
+
+
+def test_without_the_extra_search_recall_and_related_are_the_lexical_ones(
+    sample: Path, without_extra: None
+) -> None:
+    memory = Memory(sample)
+    question = "why did we stop using mongo"
+    assert ids(memory.search(question)) == ids(memory.search(question, lexical=True))
+    assert memory.recall(question).markdown == memory.recall(question, lexical=True).markdown
+    entry = "2026-11-05-move-the-session-store-from-mongodb-to-postgres"
+    assert ids(memory.related(entry)) == ids(memory.related(entry, lexical=True))
+    assert not list(sample.parent.glob(".memsite/index/*.vectors.npz"))
+    memory.close()
+
+
+def test_a_word_no_entry_is_about_returns_nothing(sample: Path) -> None:
+    pytest.importorskip("wordllama")
+    memory = Memory(sample)
+    assert memory.search("zebrafish kumquats") == []
+    memory.close()
+
+
+def test_filters_hold_for_what_meaning_adds(sample: Path) -> None:
+    pytest.importorskip("wordllama")
+    memory = Memory(sample)
+    hits = memory.search("why did we stop using mongo", kind="learning")
+    assert hits and {hit.kind for hit in hits} == {"learning"}
+    memory.close()
+
+
+def test_an_entry_written_a_moment_ago_has_its_meaning_at_once(sample: Path) -> None:
+    pytest.importorskip("wordllama")
+    memory = Memory(sample, author="")
+    memory.search("anything")
+    entry = memory.learn(
+        "Kubernetes evicts pods that exceed their ephemeral storage",
+        category="ops",
+        at="2026-11-28T10:00:00",
+    )
+    # no word in common with the entry: only its vector can find it
+    assert entry in ids(memory.search("container thrown out for filling the local disk"))
+    memory.close()
+
+
+def test_related_fuses_meaning_and_keeps_its_promises(sample: Path) -> None:
+    pytest.importorskip("wordllama")
+    memory = Memory(sample)
+    entry = "2026-11-05-move-the-session-store-from-mongodb-to-postgres"
+    related = memory.related(entry, limit=5)
+    assert len(related) == 5
+    assert entry not in ids(related)
+    assert {hit.kind for hit in related} <= {"decision", "learning", "note"}
+    assert "note-cold-adr-0001-session-storage" in ids(related)
+    memory.close()
+
+
+SPY = """\
+import atexit, sys
+out = sys.argv.pop(1)
+atexit.register(lambda: open(out, "w").write("\\n".join(sorted(sys.modules))))
+sys.argv[0] = "memsite"
+from memsite.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "loads"),
+    [
+        (("search", "why did we stop using mongo"), True),
+        (("recall", "why did we stop using mongo"), True),
+        (("search", "why did we stop using mongo", "--lexical"), False),
+        (("recall", "mongo", "--lexical"), False),
+        (("check",), False),
+        (("log", "ran tests", "--result", "ok"), False),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, tuple) else str(v),
+)
+def test_the_model_loads_only_for_commands_that_rank(
+    sample: Path, tmp_path: Path, args: tuple[str, ...], loads: bool
+) -> None:
+    pytest.importorskip("wordllama")
+    listing = tmp_path / "modules.txt"
+    done = subprocess.run(
+        [sys.executable, "-c", SPY, str(listing), "--root", str(sample), *args],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = set(listing.read_text().split())
+    assert ("wordllama" in loaded) is loads
+    if not loads:
+        assert "numpy" not in loaded
+
+
+def test_the_cli_takes_lexical_on_every_ranking_command(sample: Path) -> None:
+    runner = CliRunner()
+    entry = "2026-11-05-move-the-session-store-from-mongodb-to-postgres"
+    for args in (
+        ["search", "mongo", "--lexical"],
+        ["recall", "mongo", "--lexical"],
+        ["prime", "--task", "sessions", "--lexical"],
+        ["related", entry, "--lexical"],
+    ):
+        result = runner.invoke(cli, ["--root", str(sample), *args])
+        assert result.exit_code == 0, result.output
+        assert result.stdout
+
+
+def test_only_the_semantic_module_imports_the_model_or_numpy() -> None:
+    package = Path(semantic.__file__).parent
+    offenders = []
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
+            if any(n.split(".")[0] in ("wordllama", "numpy") for n in names):
+                offenders.append(path.name)
+    assert set(offenders) <= {"semantic.py"}
