@@ -466,6 +466,10 @@ class SearchIndex:
                 chunk = _chunk(fields)
                 section_scores[chunk.id] = hit.score
                 members[chunk.id] = chunk
+        matched = set(section_scores)
+        meaning = None if lexical else self._meaning(query.words)
+        if meaning is not None and not query.phrases:  # quoted phrases stay required
+            matched |= _add_meaning(searcher, meaning, groups, sizes, filters)
         for (path, record), members in groups.items():
             if sizes[(path, record)] <= len(members):
                 continue
@@ -473,10 +477,6 @@ class SearchIndex:
                 if "section" not in fields["roles"].split():
                     continue
                 chunk = _chunk(fields)
-        matched = set(section_scores)
-        meaning = None if lexical else self._meaning(query.words)
-        if meaning is not None and not query.phrases:  # quoted phrases stay required
-            matched |= _add_meaning(searcher, meaning, groups, sizes, filters)
                 if chunk.id not in members and filters.accepts(**_attrs(chunk)):
                     members[chunk.id] = chunk
         groups = {key: members for key, members in groups.items() if members}
@@ -493,13 +493,6 @@ class SearchIndex:
         terms = self._terms(" ".join([query.words, *query.phrases]))
         return [span_hit(span, _snippet(span.seed.body, terms)) for span in spans]
 
-    def _terms(self, text: str) -> list[str]:
-        return list(dict.fromkeys(token.text for token in ANALYZER(text)))
-
-    def _query(self, query: Parsed) -> Query | None:
-        words = self._terms(query.words)
-        free = Or([Term(field, word) for word in words for field in FIELDS]) if words else None
-        phrases: list[Query] = []
     def _vectors(self) -> semantic.Store | None:
         """Section and record vectors in line with the index (issue 6); None without the
         extra. They live beside the index folder, keyed by text: a rebuilt index reuses them."""
@@ -523,6 +516,13 @@ class SearchIndex:
         row = None if store is None else store.record_rows.get(record)
         return None if row is None else semantic.Meaning(store, store.record_matrix[row])
 
+    def _terms(self, text: str) -> list[str]:
+        return list(dict.fromkeys(token.text for token in ANALYZER(text)))
+
+    def _query(self, query: Parsed) -> Query | None:
+        words = self._terms(query.words)
+        free = Or([Term(field, word) for word in words for field in FIELDS]) if words else None
+        phrases: list[Query] = []
         for phrase in query.phrases:
             terms = self._terms(phrase)
             if len(terms) == 1:
@@ -558,6 +558,7 @@ class SearchIndex:
         path = own[0]["path"]
         mine = searcher.document_number(uid=own[0]["uid"])
         like = Or([Term("kind", kind) for kind in kinds])
+        meaning = None if lexical else self._record_meaning(entry_id)
         results = searcher.more_like(
             mine,
             "body",
@@ -567,7 +568,6 @@ class SearchIndex:
             filter=And([Term("roles", "record"), like]),
         )
         hits = []
-        meaning = None if lexical else self._record_meaning(entry_id)
         for hit in results:
             fields = hit.fields()
             if fields["record"] == entry_id and fields["path"] == path:
@@ -582,6 +582,8 @@ class SearchIndex:
                 )
             chunk = _chunk(opening)
             hits.append(span_hit(Span((chunk,), chunk, hit.score), _plain(chunk.body)))
+        if meaning is not None:
+            hits = _fuse_related(searcher, meaning, hits, (path, entry_id), kinds)
         return hits[:limit]
 
 
@@ -591,41 +593,10 @@ def _quiet_leaks() -> Iterator[None]:
     caller collects such files inside this block, quietly, instead of a ResourceWarning at
     some unrelated later moment."""
     with warnings.catch_warnings():
-        if meaning is not None:
-            hits = _fuse_related(searcher, meaning, hits, (path, entry_id), kinds)
         warnings.simplefilter("ignore", ResourceWarning)
         yield
 
 
-def _record_documents(searcher, path: str, record: str) -> list[dict]:  # type: ignore[no-untyped-def]
-    """Stored fields of every document of one record (one term lookup, not an And query)."""
-    reader = searcher.reader()
-    found = (reader.stored_fields(n) for n in searcher.docs_for_query(Term("record", record)))
-    return [fields for fields in found if fields["path"] == path]
-
-
-def _add(writer, chunks: list[Chunk]) -> int:  # type: ignore[no-untyped-def]
-    """Index one file's chunks: a section document each, plus one per multi-chunk record."""
-    records: dict[str, list[Chunk]] = {}
-    for chunk in chunks:
-        records.setdefault(chunk.record, []).append(chunk)
-    for members in records.values():
-        single = len(members) == 1
-        for chunk in members:
-            writer.add_document(
-                uid=chunk.id,
-                roles="section record" if single else "section",
-                record=chunk.record,
-                path=chunk.path,
-                kind=chunk.kind,
-                tier=chunk.tier,
-                date=chunk.date.isoformat(),
-                category=chunk.category.casefold(),
-                tags=",".join(chunk.tags),
-                heading=chunk.heading,
-                body=chunk.body,
-                lead=chunk.lead,
-                meta=_meta(chunk, len(members)),
 def _add_meaning(searcher, meaning, groups, sizes, filters: Filters) -> set[str]:  # type: ignore[no-untyped-def]
     """Add the sections and records closest in meaning to the candidates; return the seeds.
 
@@ -674,6 +645,35 @@ def _fuse_related(  # type: ignore[no-untyped-def]
     return [replace(found[key], score=fused[key]) for key in sorted(found, key=lambda k: -fused[k])]
 
 
+def _record_documents(searcher, path: str, record: str) -> list[dict]:  # type: ignore[no-untyped-def]
+    """Stored fields of every document of one record (one term lookup, not an And query)."""
+    reader = searcher.reader()
+    found = (reader.stored_fields(n) for n in searcher.docs_for_query(Term("record", record)))
+    return [fields for fields in found if fields["path"] == path]
+
+
+def _add(writer, chunks: list[Chunk]) -> int:  # type: ignore[no-untyped-def]
+    """Index one file's chunks: a section document each, plus one per multi-chunk record."""
+    records: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        records.setdefault(chunk.record, []).append(chunk)
+    for members in records.values():
+        single = len(members) == 1
+        for chunk in members:
+            writer.add_document(
+                uid=chunk.id,
+                roles="section record" if single else "section",
+                record=chunk.record,
+                path=chunk.path,
+                kind=chunk.kind,
+                tier=chunk.tier,
+                date=chunk.date.isoformat(),
+                category=chunk.category.casefold(),
+                tags=",".join(chunk.tags),
+                heading=chunk.heading,
+                body=chunk.body,
+                lead=chunk.lead,
+                meta=_meta(chunk, len(members)),
             )
         if not single:
             first = members[0]

@@ -504,11 +504,14 @@ class Memory:
         tag: str | None = None,
         since: str | dt.date | None = None,
         until: str | dt.date | None = None,
+        lexical: bool = False,
     ) -> list[Any]:
         """The best ``limit`` hits (``memsite.ranking.Hit``) for a natural-language query.
 
         Quoted phrases must occur; ``kind:``, ``tier:``, ``category:``, ``tag:``, ``date:``,
         ``since:``, ``until:`` and ``path:`` in the query filter like the keyword arguments.
+        With the ``semantic`` extra installed the ranking also weighs meaning (issue 6);
+        ``lexical=True`` ranks by words alone.
         """
         from .query import make_filters, parse_query
 
@@ -519,14 +522,11 @@ class Memory:
         )
         return self._index().search(parse_query(query), limit, filters, lexical=lexical)
 
-        lexical: bool = False,
     def recall(self, prompt: str, budget: int = 1500, limit: int = 8, lexical: bool = False) -> Any:
         """The memory most relevant to ``prompt`` that fits ``budget`` tokens (``Recalled``:
         ``.markdown`` is the block to inject, ``.hits`` what it holds)."""
         from .recall import fit_recall, site_url
 
-        With the ``semantic`` extra installed the ranking also weighs meaning (issue 6);
-        ``lexical=True`` ranks by words alone.
         if budget < 1:
             raise InvalidInput("budget must be 1 token or more")
         hits = self.search(prompt, limit=limit, lexical=lexical) if prompt.strip() else []
