@@ -24,12 +24,13 @@ from . import markup
 from .format import classify, front_matter, note_date, note_id, note_title, parse_entries
 from .model import Entry
 
-CHUNK_VERSION = 1  # bump when chunking changes: indexes built before are rebuilt
+CHUNK_VERSION = 2  # bump when chunking changes: indexes built before are rebuilt
 SPLIT_LEVEL = 3  # notes split at headings h1-h3; deeper headings stay inside their section
 SPLIT_OVER = 2_000  # an entry longer than this (in characters) splits at its own sub-headings
 LEAD_CHARS = 300  # how much of a record's opening prose is copied into its later sections
 _DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
-_ID_LINE = re.compile(r"^[-*+] \*\*Id:\*\*.*$", re.MULTILINE)
+# an entry's id, as a field line or as the closing comment: not words to search
+ID_LINE = re.compile(r"^(?:[-*+] \*\*Id:\*\*.*|<!-- id: \S+ -->[ \t]*)$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ class Chunk:
         if self.body is None:
             # what is searched besides the heading: no heading line, no id line
             lines = markup.split_lines(self.text)[self.heading_lines :]
-            object.__setattr__(self, "body", _ID_LINE.sub("", "\n".join(lines)).strip())
+            object.__setattr__(self, "body", ID_LINE.sub("", "\n".join(lines)).strip())
 
 
 def toc_slug(text: str) -> str:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from .chunks import ID_LINE
 from .markup import slugify
 from .ranking import Hit, newest_first_among_ties
 from .tokens import estimate_tokens
@@ -34,7 +35,6 @@ PRIME_SHARES = (
     ("learnings", 0.20),
     ("activity", 0.35),
 )
-_ID_LINE = re.compile(r"^[-*+] \*\*Id:\*\*")  # the citation carries the id
 _SITE_URL = re.compile(r"^site_url:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
 
 
@@ -91,7 +91,8 @@ def render_hit(hit: Hit, base: str | None) -> str:
     lines = hit.text.split("\n")
     if hit.text.startswith("#"):
         lines = lines[1:]  # the heading is in the breadcrumb already
-    body = "\n".join(line for line in lines if not _ID_LINE.match(line)).strip()
+    # the citation carries the id
+    body = "\n".join(line for line in lines if not ID_LINE.fullmatch(line)).strip()
     return (
         f"### {hit.date.isoformat()} · {hit.breadcrumb}\nSource: {citation(hit, base)}\n\n{body}\n"
     )
@@ -293,7 +294,7 @@ def _activity_line(hit: Hit) -> str:
     words = " ".join(
         line.strip()
         for line in lines
-        if line.strip() and not line.lstrip().startswith(("- **Id:**", "```"))
+        if line.strip() and not ID_LINE.fullmatch(line) and not line.lstrip().startswith("```")
     )
     words = words if len(words) <= 300 else words[:300].rsplit(" ", 1)[0] + " …"
     return f"- {when} **{hit.heading.split('—', 1)[-1].strip()}** {words} ({hit.citation})\n"

@@ -1,0 +1,200 @@
+"""Search and recall benchmark: quality (heading chunks vs fixed windows) and speed at a year.
+
+    python bench/bench_search.py [--entries 20000] [--queries 300] [--work DIR]
+
+Quality: recall@5, MRR@10 and the characters returned in the top 5, for memsite's heading
+chunks and for fixed 2,000-character windows indexed the same way (same schema, analyzer and
+ranking; a window is its own record), over the bundled sample memory with
+``bench/queries-sample.jsonl`` and over a generated corpus with the questions
+``bench/corpus.py`` writes for it. A hit finds an answer when its lines overlap the answer's.
+
+Speed, on the generated corpus (``--entries``, default a year of one busy agent): full index
+build, incremental update after one new entry, in-process ``search`` and ``recall`` median,
+and end-to-end command latency (a fresh ``memsite`` process per query).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from functools import cache
+from pathlib import Path
+
+from memsite import Memory
+from memsite.chunks import Chunk, chunk_file
+from memsite.evaluation import Labelled, evaluate, read_queries
+from memsite.format import classify
+from memsite.index import SearchIndex
+from memsite.query import parse_query
+
+REPO = Path(__file__).resolve().parent.parent
+WINDOW = 2_000
+
+
+def window_chunks(path: str, text: str, *, fallback_date: dt.date | None = None) -> list[Chunk]:
+    """Fixed windows of about 2,000 characters, cut at line ends; each is its own record."""
+    kind = classify(path)
+    if kind.kind == "persona":
+        return []
+    day = kind.day or fallback_date or dt.date(1970, 1, 1)
+    lines = text.split("\n")
+    chunks, start, size = [], 0, 0
+    for index, line in enumerate(lines + [None]):  # type: ignore[list-item]
+        if line is not None and (size + len(line) + 1 <= WINDOW or index == start):
+            size += len(line) + 1
+            continue
+        body = "\n".join(lines[start:index])
+        if body.strip():
+            cid = f"{path}@{start + 1}"
+            chunks.append(
+                Chunk(
+                    id=cid,
+                    record=cid,
+                    position=0,
+                    path=path,
+                    anchor="",
+                    heading="",
+                    breadcrumb=(path,),
+                    kind="note" if kind.kind == "persona" else kind.kind,
+                    tier=kind.tier,
+                    date=day,
+                    line=start + 1,
+                    end_line=index,
+                    text=body,
+                    heading_lines=0,
+                )
+            )
+        start, size = index, (len(line) + 1 if line is not None else 0)
+    return chunks
+
+
+def quality(root: Path, queries: list[Labelled], cache_dir: Path) -> dict[str, dict]:
+    @cache
+    def chunks_of(rel: str) -> list[Chunk]:
+        path = root / rel
+        return chunk_file(rel, path.read_text("utf-8")) if path.is_file() else []
+
+    out = {}
+    for name, chunker in (("heading chunks", chunk_file), ("2,000-char windows", window_chunks)):
+        with SearchIndex(root, cache_dir, chunker=chunker, name=name.split()[0]) as index:
+            index.refresh(rebuild=True)
+            report = evaluate(
+                queries, lambda q, i=index: i.search(parse_query(q), 10), chunks_of, k=5
+            )
+        out[name] = report.to_dict()
+    return out
+
+
+def print_quality(title: str, results: dict[str, dict]) -> None:
+    print(f"\n{title}")
+    print(f"  {'':22} {'recall@5':>9} {'MRR@10':>8} {'chars@5':>9}")
+    for name, data in results.items():
+        print(
+            f"  {name:22} {data['recall@5']:>9.3f} {data['mrr@10']:>8.3f} {data['chars@5']:>9.0f}"
+        )
+
+
+def median_ms(func, items) -> float:  # type: ignore[no-untyped-def]
+    times = []
+    for item in items:
+        started = time.perf_counter()
+        func(item)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000
+
+
+def speed(root: Path, cache_dir: Path, questions: list[str]) -> dict[str, float]:
+    figures: dict[str, float] = {}
+    memory = Memory(root, cache_dir=cache_dir, author="bench")
+    builds = [memory.index(rebuild=True).seconds for _ in range(2)]
+    figures["full index build (s)"] = min(builds)
+    chunks = memory.index().chunks
+    assert chunks == 0
+    memory.learn(
+        "Benchmarks append one learning",
+        category="bench",
+        why="to time the incremental update",
+        at="2026-11-27T18:00:00",
+    )
+    figures["incremental update, one new entry (s)"] = memory.index().seconds
+    figures["update / full build (%)"] = (
+        100 * figures["incremental update, one new entry (s)"] / figures["full index build (s)"]
+    )
+    memory.search("warm up the searcher")
+    figures["search median, in process (ms)"] = median_ms(memory.search, questions)
+    figures["recall median, in process (ms)"] = median_ms(memory.recall, questions)
+    memory.close()
+    exe = Path(sys.executable).with_name("memsite")
+    command = [str(exe), "--root", str(root)]
+    env_cache = {"MEMSITE_CACHE": str(cache_dir)}
+    import os
+
+    env = {**os.environ, **env_cache}
+    for verb in ("search", "recall"):
+        figures[f"`memsite {verb}` end to end, median (ms)"] = median_ms(
+            lambda q, v=verb: subprocess.run(
+                [*command, v, q], env=env, capture_output=True, check=True
+            ),
+            questions[:15],
+        )
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--entries", type=int, default=20_000)
+    parser.add_argument("--queries", type=int, default=300, help="generated questions used")
+    parser.add_argument("--work", type=Path, help="work folder (default: a temporary one)")
+    args = parser.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="memsite-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    print(f"work folder: {work}")
+
+    sample = work / "sample" / "memory"
+    shutil.rmtree(sample.parent, ignore_errors=True)
+    shutil.copytree(REPO / "memory", sample)
+    sample_queries = read_queries(REPO / "bench" / "queries-sample.jsonl")
+    print_quality(
+        f"Sample memory, {len(sample_queries)} queries (bench/queries-sample.jsonl)",
+        quality(sample, sample_queries, work / "cache-sample"),
+    )
+
+    corpus = work / "corpus"
+    questions_file = work / "corpus-queries.jsonl"
+    if not (corpus / "cold" / "decisions.md").exists():
+        shutil.rmtree(corpus, ignore_errors=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(REPO / "bench" / "corpus.py"),
+                str(corpus),
+                "--entries",
+                str(args.entries),
+                "--queries",
+                str(questions_file),
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+    generated = read_queries(questions_file)[: args.queries]
+    print_quality(
+        f"Generated corpus ({args.entries:,} entries), {len(generated)} generated questions",
+        quality(corpus, generated, work / "cache-corpus-quality"),
+    )
+
+    print(f"\nSpeed at {args.entries:,} entries")
+    figures = speed(corpus, work / "cache-corpus", [q.query for q in generated[:200]])
+    for name, value in figures.items():
+        print(f"  {name:45} {value:10.2f}")
+    (work / "results.json").write_text(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()
