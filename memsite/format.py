@@ -26,6 +26,7 @@ _ENTRY_TITLE = re.compile(r"^(\S+?)(?:[ \t]*[—–][ \t]*|[ \t]+--?[ \t]+)(.+)$
 _FIELD = re.compile(r"^[-*+] \*\*([^*\n]+?)(?::\*\*|\*\*:)(?: (.*)|)$")
 _DETAIL = re.compile(r"^([^:\n]+?):(?: (.*)|)$")
 _RESULT = re.compile(r"^Result:(?: (.*)|)$")
+ID_TRAILER = re.compile(r"^<!-- id: (\S+) -->[ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ def render_entry(entry: Entry) -> str:
         heading = "### " + markup.escape_heading_text(f"{stamp} — {entry.title}")
     else:
         heading = "## " + markup.escape_heading_text(f"{entry.date.isoformat()} — {entry.title}")
-    out = [heading, f"- **Id:** {entry.id}"]
+    out = [heading]
     for key, value in entry.fields.items():
         first, *rest = _render_value(value)
         label = key[:1].upper() + key[1:]
@@ -120,6 +121,9 @@ def render_entry(entry: Entry) -> str:
             out += ["", f"Result: {first}" if first else "Result:", *rest]
     if body_lines:
         out += ["", *markup.escape_lines(body_lines)]
+    # The id closes the entry: a line unique to it, so that git's union merge, which keeps a
+    # line that both sides added only once, can never take an entry's last line away.
+    out += ["", f"<!-- id: {entry.id} -->"]
     return "\n".join(out) + "\n"
 
 
@@ -208,8 +212,26 @@ def _parse_section(
     stop = end
     while stop > index and not lines[stop - 1].strip():
         stop -= 1
+    last_line = stop
     fields: dict[str, str] = {}
     entry_id = None
+    trailer = ID_TRAILER.match(lines[stop - 1]) if stop > index else None
+    if trailer:
+        entry_id = trailer.group(1)
+        stop -= 1
+        while stop > index and not lines[stop - 1].strip():
+            stop -= 1
+    for i, outside in markup.outside_fences(lines[index:stop]):
+        other = ID_TRAILER.match(lines[index + i]) if outside else None
+        if other:
+            problems.append(
+                Problem(
+                    path,
+                    start + 1,
+                    f"entry has two ids ({other.group(1)}, {entry_id}): "
+                    "a heading was deleted, or a merge mixed the lines of two entries",
+                )
+            )
 
     def skip_blank(i: int) -> int:
         while i < stop and not lines[i].strip():
@@ -278,7 +300,7 @@ def _parse_section(
         body=body,
         path=path,
         line=start + 1,
-        end_line=max(stop, start + 1),
+        end_line=max(last_line, start + 1),
         details=details,
         result=result,
     )

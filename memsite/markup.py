@@ -22,6 +22,7 @@ _STRUCTURE = (
     r"|(?:=+|-+)[ \t]*$"  # a setext underline, which turns the line above into a heading
     r"|- \*\*[^*\n]+?:\*\*"  # a "- **Field:**" line
     r"|`{3,}|~{3,}"  # a code fence
+    r"|<!-- id: "  # an entry's id trailer
 )
 _ESCAPED = re.compile(r"^( {0,3})(\\*)(?=" + _STRUCTURE + ")")
 _TO_UNESCAPE = re.compile(r"^( {0,3})\\(\\*)(?=" + _STRUCTURE + ")")

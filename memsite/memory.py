@@ -18,7 +18,7 @@ from .markup import slugify
 from .model import Entry, HotContext
 from .redact import redact
 
-_STORED_ID = re.compile(r"^[-*+] \*\*Id:\*\* ?(.*)$", re.MULTILINE)
+_STORED_ID = re.compile(r"^(?:<!-- id: (\S+) -->|[-*+] \*\*Id:\*\* ?(.*))$", re.MULTILINE)
 _ENTRY_HEADING = re.compile(r"^ {0,3}#{2,3}[ \t]", re.MULTILINE)
 
 
@@ -154,7 +154,9 @@ class Memory:
             context.files_modified += [f for f in files if f not in context.files_modified]
             context.updated = now.isoformat()
             details = {"files": ", ".join(files)} if files else {}
-            entry_id = self._append_activity(now, "progress", details, step, "")
+            entry_id = self._append_activity(
+                now, "progress", details, step, "", about=f"progress {step}"
+            )
             hot.save(self.root, context)
         return entry_id
 
@@ -186,7 +188,9 @@ class Memory:
                 raise NotFound(f"{text!r} {problem} pending action (pending: {listed})")
             context.pending_actions.remove(matches[0])
             context.updated = now.isoformat()
-            self._append_activity(now, "pending done", {}, matches[0], "")
+            self._append_activity(
+                now, "pending done", {}, matches[0], "", about=f"done {matches[0]}"
+            )
             hot.save(self.root, context)
             return list(context.pending_actions)
 
@@ -367,7 +371,9 @@ class Memory:
 
         storage.append(self.root, self.root / rel, compose)
         entry_id = written["id"]
-        self._append_activity(now, kind, {kind: entry_id, "title": title}, "", "", author)
+        self._append_activity(
+            now, kind, {kind: entry_id, "title": title}, "", "", author, about=f"{kind} {title}"
+        )
         if kind == "decision":
             with storage.lock(self.root / hot.LOCK):
                 try:
@@ -389,12 +395,18 @@ class Memory:
         result: str,
         body: str,
         author: str | None = None,
+        about: str | None = None,
     ) -> str:
+        """Append one activity; its id is the date plus the slug of ``about`` (else the action).
+
+        memsite's own activities (pointers, progress, session archives) pass ``about`` so that
+        their ids say what they point at and two branches don't mint the same id.
+        """
         # prune moves day logs while it holds warm/ exclusively: choosing the day log and
         # appending under a shared hold means an entry never lands in a fresh copy of a log
         # that prune just archived
         with storage.lock(self.root / "warm", shared=True):
-            return self._append_to_day_log(now, action, details, result, body, author)
+            return self._append_to_day_log(now, action, details, result, body, author, about)
 
     def _append_to_day_log(
         self,
@@ -404,6 +416,7 @@ class Memory:
         result: str,
         body: str,
         author: str | None,
+        about: str | None,
     ) -> str:
         path = tree.day_log(self.root, now.date())
         rel = path.relative_to(self.root).as_posix()
@@ -412,7 +425,7 @@ class Memory:
 
         def compose(current: str) -> str:
             entry_id = next_free_id(
-                f"{now.date().isoformat()}-{slugify(action)}", _ids_in(current, rel)
+                f"{now.date().isoformat()}-{slugify(about or action)}", _ids_in(current, rel)
             )
             written["id"] = entry_id
             entry = Entry(
@@ -462,7 +475,9 @@ class Memory:
         ):
             if items:
                 lines += [f"**{title}:**", *[f"- {item}" for item in items], ""]
-        return self._append_activity(now, action, details, summary or "", "\n".join(lines).strip())
+        body = "\n".join(lines).strip()
+        about = f"{action} {context.session_id}"
+        return self._append_activity(now, action, details, summary or "", body, about=about)
 
     # -- search and recall (issue 3) -------------------------------------------------
     # Thin wrappers: the work is in index.py (Whoosh), ranking.py, recall.py and
@@ -616,7 +631,7 @@ def _day_of(stamp: str) -> dt.date | None:
 
 def _ids_in(text: str, rel: str) -> set[str]:
     """Ids already used in a file: stored ones, and those derived for hand-written entries."""
-    stored = {m.group(1).strip() for m in _STORED_ID.finditer(text)}
+    stored = {(m.group(1) or m.group(2)).strip() for m in _STORED_ID.finditer(text)}
     if len(_ENTRY_HEADING.findall(text)) <= len(stored):
         return stored
     return stored | {e.id for e in parse_entries(text, rel).entries}

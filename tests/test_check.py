@@ -30,8 +30,7 @@ def test_a_deleted_heading_shows_as_two_ids_in_one_entry(memory: Memory, root: P
     path.write_text(path.read_text().replace("## 2026-06-08 — Second\n", ""))
     assert problems(root) == [
         "cold/decisions.md:3: error: entry has two ids (2026-06-08-first, 2026-06-08-second): "
-        "a heading was probably deleted",
-        "cold/decisions.md:3: warning: field 'why' appears twice",
+        "a heading was deleted, or a merge mixed the lines of two entries",
     ]
 
 

@@ -166,7 +166,7 @@ def test_session_commands(run) -> None:
     markdown = run("session", "show").stdout
     assert "**Current step:** Reading session.py" in markdown and "- [ ] write tests" in markdown
     ended = run("session", "end", "--summary", "done", "--at", "2026-06-08T11:00:00")
-    assert ended.stdout == "2026-06-08-session-end\n"
+    assert ended.stdout == "2026-06-08-session-end-s1\n"
     assert run("session", "show", "--json").stdout == "null\n"
 
 
@@ -182,8 +182,8 @@ def test_check_is_clean_then_names_problems_with_path_and_line(run, root: Path) 
     result = run("check")
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
-        "cold/decisions.md:7: error: invalid date '2026-02-30': day is out of range for month",
-        "cold/decisions.md:9: error: supersedes '2026-01-01-gone', which is not a decision id",
+        "cold/decisions.md:8: error: invalid date '2026-02-30': day is out of range for month",
+        "cold/decisions.md:10: error: supersedes '2026-01-01-gone', which is not a decision id",
         "warm/bad.md:2: error: not valid UTF-8 (byte 0xff); file skipped, re-save it as UTF-8",
     ]
 
@@ -275,7 +275,7 @@ def test_session_start_reports_and_archives_an_unfinished_session(run) -> None:
     run("decide", "Use Postgres", "--why", "durability", "--at", "2026-06-08T09:30:00")
     result = run("session", "start", "Second", "--id", "s2", "--at", "2026-06-08T10:00:00")
     lines = result.stdout.splitlines()
-    assert lines[0] == "Archived unfinished session `s1` (First) as 2026-06-08-session-archived; last step: (none)."
+    assert lines[0] == "Archived unfinished session `s1` (First) as 2026-06-08-session-archived-s1; last step: (none)."
     assert lines[1] == "Carried over 1 pending action(s)."
     assert "- [ ] carry me" in lines
     assert "- 2026-06-08 — Use Postgres (`2026-06-08-use-postgres`)" in lines

@@ -40,13 +40,14 @@ def read_back(entry: Entry, header: str = "# Decisions\n\n") -> list[Entry]:
 def test_decision_renders_exactly_as_documented() -> None:
     assert render_entry(decision()) == (
         "## 2026-06-08 — Switched to Postgres\n"
-        "- **Id:** 2026-06-08-switched-to-postgres\n"
         "- **Why:** Mongo lost writes\n"
         "  under load\n"
         "- **Risk:** migration downtime\n"
         "- **Tags:** db, auth\n"
         "\n"
         "We measured it twice.\n"
+        "\n"
+        "<!-- id: 2026-06-08-switched-to-postgres -->\n"
     )
 
 
@@ -66,7 +67,6 @@ def test_activity_renders_details_fence_and_result() -> None:
     )
     assert render_entry(entry) == (
         "### 14:30:05 — ran tests\n"
-        "- **Id:** 2026-06-08-ran-tests\n"
         "- **Author:** claude\n"
         "\n"
         "```details\n"
@@ -74,6 +74,8 @@ def test_activity_renders_details_fence_and_result() -> None:
         "```\n"
         "\n"
         "Result: 3 failed\n"
+        "\n"
+        "<!-- id: 2026-06-08-ran-tests -->\n"
     )
 
 
@@ -89,7 +91,7 @@ def test_round_trip_keeps_every_part_and_position() -> None:
     assert entry.why == "Mongo lost writes\nunder load"
     assert entry.tags == ["db", "auth"]
     assert entry.body == "We measured it twice."
-    assert (entry.line, entry.end_line) == (3, 10)
+    assert (entry.line, entry.end_line) == (3, 11)
 
 
 HAND_EDITED = (
@@ -107,13 +109,15 @@ HAND_EDITED = (
     "Just a body, no fields at all.\r\n"
     "## 2026-06-03 — Right after the previous line (a union merge)\r\n"
     "- **Id:** 2026-06-03-kept-id\r\n"
+    "## 2026-06-04 — Id stored as the closing line\r\n"
+    "<!-- id: 2026-06-04-stored -->\r\n"
 )
 
 
 def test_hand_edited_files_parse() -> None:
     parsed = parse_entries(HAND_EDITED, "cold/decisions.md")
     assert parsed.problems == []
-    first, second, third = parsed.entries
+    first, second, third, fourth = parsed.entries
     assert first.title == "Use argon2id"
     assert first.fields == {"why": "bcrypt truncates at 72 bytes", "owner": "maria"}
     assert first.body == "Body right after the fields."
@@ -122,6 +126,7 @@ def test_hand_edited_files_parse() -> None:
     assert second.body == "Just a body, no fields at all."
     assert third.id == "2026-06-03-kept-id"
     assert third.line == 13
+    assert (fourth.id, fourth.body, fourth.end_line) == ("2026-06-04-stored", "", 16)
 
 
 def test_derived_ids_get_suffixes_on_collision() -> None:
@@ -153,6 +158,7 @@ STRUCTURE = "\n".join(
         "Setext text",
         "===",
         "- **Why:** looks like a field",
+    "<!-- id: looks-like-an-id -->",
         "```",
         "an unclosed fence",
         "\\## already escaped",
