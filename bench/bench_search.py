@@ -8,7 +8,8 @@ ranking; a window is its own record), over the bundled sample memory with
 ``bench/queries-sample.jsonl`` and over a generated corpus with the questions
 ``bench/corpus.py`` writes for it. A hit finds an answer when its lines overlap the answer's.
 
-Speed, on the generated corpus (``--entries``, default a year of one busy agent): full index
+Everything here is the lexical (Whoosh) ranking: ``lexical=True`` / ``--lexical``, so the
+figures hold with or without the semantic extra. Speed, on the generated corpus (``--entries``, default a year of one busy agent): full index
 build, incremental update after one new entry, in-process ``search`` and ``recall`` median,
 and end-to-end command latency (a fresh ``memsite`` process per query).
 """
@@ -86,7 +87,10 @@ def quality(root: Path, queries: list[Labelled], cache_dir: Path) -> dict[str, d
         with SearchIndex(root, cache_dir, chunker=chunker, name=name.split()[0]) as index:
             index.refresh(rebuild=True)
             report = evaluate(
-                queries, lambda q, i=index: i.search(parse_query(q), 10), chunks_of, k=5
+                queries,
+                lambda q, i=index: i.search(parse_query(q), 10, lexical=True),
+                chunks_of,
+                k=5,
             )
         out[name] = report.to_dict()
     return out
@@ -127,9 +131,13 @@ def speed(root: Path, cache_dir: Path, questions: list[str]) -> dict[str, float]
     figures["update / full build (%)"] = (
         100 * figures["incremental update, one new entry (s)"] / figures["full index build (s)"]
     )
-    memory.search("warm up the searcher")
-    figures["search median, in process (ms)"] = median_ms(memory.search, questions)
-    figures["recall median, in process (ms)"] = median_ms(memory.recall, questions)
+    memory.search("warm up the searcher", lexical=True)
+    figures["search median, in process (ms)"] = median_ms(
+        lambda q: memory.search(q, lexical=True), questions
+    )
+    figures["recall median, in process (ms)"] = median_ms(
+        lambda q: memory.recall(q, lexical=True), questions
+    )
     memory.close()
     exe = Path(sys.executable).with_name("memsite")
     command = [str(exe), "--root", str(root)]
@@ -140,7 +148,7 @@ def speed(root: Path, cache_dir: Path, questions: list[str]) -> dict[str, float]
     for verb in ("search", "recall"):
         figures[f"`memsite {verb}` end to end, median (ms)"] = median_ms(
             lambda q, v=verb: subprocess.run(
-                [*command, v, q], env=env, capture_output=True, check=True
+                [*command, v, q, "--lexical"], env=env, capture_output=True, check=True
             ),
             questions[:15],
         )

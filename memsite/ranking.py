@@ -23,8 +23,8 @@ NEAR_TIE = 0.05  # hits within 5% of the top score of each other count as tied: 
 class Signal:
     """Raw scores of one ranking signal, higher is better: per chunk id and per record id.
 
-    ``matched`` lists the chunks that matched by themselves (not only through their record);
-    spans grow from those.
+    Scores of different signals need not share a scale: :func:`fuse_scores` divides each
+    level of each signal by its best score before adding them up.
     """
 
     name: str
