@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections import defaultdict
 from pathlib import Path
 
 from . import hot, tree
-from .errors import InvalidInput
 from .format import Problem, parse_entries
+from .git import run
 from .model import Entry
 
 
@@ -65,29 +64,18 @@ def check_tree(root: Path) -> list[Problem]:
     return problems
 
 
-def _git(root: Path, *args: str) -> bytes:
-    try:
-        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
-    except FileNotFoundError:
-        raise InvalidInput("--since needs git, which is not installed") from None
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise InvalidInput(f"git {' '.join(args[:2])}: {message[-1] if message else 'failed'}")
-    return done.stdout
-
-
 def audit_since(root: Path, ref: str) -> list[Problem]:
     """Entries present at ``ref`` that were changed or removed since (``hot/`` excluded)."""
     tree.check_root(root)
-    _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
-    listing = _git(root, "ls-tree", "-r", "-z", "--name-only", ref, "--", ".")
-    prefix = _git(root, "rev-parse", "--show-prefix").decode().strip()
+    run(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    listing = run(root, "ls-tree", "-r", "-z", "--name-only", ref, "--", ".")
+    prefix = run(root, "rev-parse", "--show-prefix").decode().strip()
     old: dict[str, Entry] = {}
     for name in filter(None, listing.decode("utf-8", "surrogateescape").split("\0")):
         rel = name[len(prefix) :] if prefix and name.startswith(prefix) else name
         if not rel.endswith(".md") or rel.startswith("hot/") or rel == "persona.md":
             continue
-        text = _git(root, "show", f"{ref}:./{rel}").decode("utf-8", "replace")
+        text = run(root, "show", f"{ref}:./{rel}").decode("utf-8", "replace")
         for entry in parse_entries(text, rel).entries:
             if entry.kind != "note":
                 old[entry.id] = entry

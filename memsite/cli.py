@@ -129,6 +129,11 @@ def init(ctx: click.Context, directory: str | None, ci: str | None) -> None:
         f"hot/ (the live session) is git-ignored by {target / '.gitignore'}; "
         "sessions are archived into warm/ when they end."
     )
+    from .git import keep_union_merges_whole
+
+    said = keep_union_merges_whole(target)
+    if said:
+        click.echo(said)
     if ci:
         from .workflows import write_workflow
 

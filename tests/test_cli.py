@@ -12,6 +12,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from memsite import Memory
+from memsite.check import check_tree
 from memsite.cli import cli
 
 REPO = Path(__file__).resolve().parent.parent
@@ -275,7 +277,57 @@ def test_session_start_reports_and_archives_an_unfinished_session(run) -> None:
     run("decide", "Use Postgres", "--why", "durability", "--at", "2026-06-08T09:30:00")
     result = run("session", "start", "Second", "--id", "s2", "--at", "2026-06-08T10:00:00")
     lines = result.stdout.splitlines()
-    assert lines[0] == "Archived unfinished session `s1` (First) as 2026-06-08-session-archived-s1; last step: (none)."
+    assert (
+        lines[0]
+        == "Archived unfinished session `s1` (First) as 2026-06-08-session-archived-s1; last step: (none)."
+    )
     assert lines[1] == "Carried over 1 pending action(s)."
     assert "- [ ] carry me" in lines
     assert "- 2026-06-08 — Use Postgres (`2026-06-08-use-postgres`)" in lines
+
+
+def test_init_in_a_git_repo_makes_union_merges_keep_entries_whole(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.email", "t@example.invalid")
+    git(repo, "config", "user.name", "t")
+    runner = CliRunner(env={"MEMSITE_AUTHOR": "claude"})
+    root = repo / "memory"
+    said = runner.invoke(cli, ["init", str(root)]).stdout
+    assert "set git merge.conflictStyle=diff3 in this repository" in said
+
+    def write(*args: str) -> None:
+        assert runner.invoke(cli, ["--root", str(root), *args]).exit_code == 0
+
+    write("log", "base", "--at", "2026-06-08T09:00:00")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "checkout", "-qb", "other")
+    for name, hour in (("other", "11"), ("main", "10")):
+        if name == "main":
+            git(repo, "checkout", "-q", "main")
+        # identical details and results: the lines a plain union merge would share
+        write(
+            "log",
+            f"{name} tests",
+            "--detail",
+            "cmd=pytest -q",
+            "--result",
+            "ok",
+            "--at",
+            f"2026-06-08T{hour}:00:00",
+        )
+        write(
+            "learn", f"{name} learning", "--category", "testing", "--at", f"2026-06-08T{hour}:05:00"
+        )
+        git(repo, "commit", "-qam", name)
+    before = {e.id for e in Memory(root).entries()}
+    git(repo, "merge", "-q", "--no-edit", "other")
+    entries = Memory(root).entries()
+    assert {e.id for e in entries} > before
+    by_title = {e.title: e for e in entries}
+    for name in ("main", "other"):
+        assert by_title[f"{name} tests"].details == {"cmd": "pytest -q"}
+        assert by_title[f"{name} tests"].result == "ok"
+    assert check_tree(root) == []
