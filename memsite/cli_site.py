@@ -5,12 +5,19 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
-from .cli import _memory, cli
+from .cli import cli
+
+
+def _explicit_root(ctx: click.Context) -> Path | None:
+    """The tree named by --root or $MEMSITE_ROOT; None lets mkdocs.yml name it."""
+    named = ctx.find_root().params.get("root") or os.environ.get("MEMSITE_ROOT")
+    return Path(named) if named else None
 
 
 @contextlib.contextmanager
@@ -61,10 +68,10 @@ def build(
     """Build the memory site (MkDocs + Material); refuses to publish a secret."""
     from .site import builder
 
-    root = _memory(ctx).root
+    root = _explicit_root(ctx)
     if docs_only is not None:
         written = builder.export_docs(
-            root, docs_only, dt.datetime.now(), allow_secrets=allow_secrets
+            root or Path("memory"), docs_only, dt.datetime.now(), allow_secrets=allow_secrets
         )
         click.echo(f"wrote {len(written)} files to {docs_only}")
         return
@@ -95,4 +102,4 @@ def serve(ctx: click.Context, dev_addr: str | None, config_file: Path | None) ->
     from .site import builder
 
     with _mkdocs_log(logging.INFO):
-        builder.serve(_memory(ctx).root, dev_addr=dev_addr, config_file=config_file)
+        builder.serve(_explicit_root(ctx), dev_addr=dev_addr, config_file=config_file)

@@ -178,6 +178,37 @@ def test_the_repository_mkdocs_yml_builds_the_bundled_sample(tmp_path, monkeypat
     assert not (tmp_path / "site" / "benchmarks.html").exists()  # developer docs stay out
 
 
+def test_plugin_options_in_mkdocs_yml_exclude_and_override_templates(tmp_path, monkeypatch, sample):
+    import yaml
+
+    from memsite.site.builder import default_config
+
+    work = tmp_path / "work"
+    (work / "docs").mkdir(parents=True)
+    (work / "ours").mkdir()
+    (work / "ours" / "persona.md.j2").write_text("# Never shown\n", "utf-8")
+    (work / "ours" / "tags.md.j2").write_text("# Our tags\n\n{{ tags|length }} tags.\n", "utf-8")
+    config = default_config(Path("../memory"), Path("docs"), Path("site"))
+    config["plugins"][-1] = {
+        "memsite": {
+            "root": "../memory",
+            "templates_dir": "ours",
+            "exclude": ["persona.md", "notes"],
+        }
+    }
+    (work / "mkdocs.yml").write_text(yaml.safe_dump(config), "utf-8")
+    monkeypatch.chdir(work)
+    result = CliRunner().invoke(cli, ["build", "--strict"])  # ./mkdocs.yml, its own root
+    assert result.exit_code == 0, result.output
+    site = work / "site"
+    assert "Our tags" in (site / "tags" / "index.html").read_text("utf-8")
+    assert not (site / "persona.html").exists() and not (site / "notes" / "notes").exists()
+    assert (site / "notes" / "cold" / "adr").is_dir()  # only the excluded folder went
+    search = (site / "search" / "search_index.json").read_text("utf-8")
+    assert "persona.html" not in search and "Who this agent is" not in search
+    assert "Runbook" not in search
+
+
 def test_serve_watches_the_memory_tree(tmp_path):
     from memsite.site.plugin import MemsitePlugin
 

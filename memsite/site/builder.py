@@ -85,7 +85,7 @@ def default_config(root: Path, docs_dir: Path, site_dir: Path) -> dict[str, Any]
 
 
 @contextlib.contextmanager
-def _config_file(root: Path, site_dir: Path, config_file: Path | None) -> Iterator[Path]:
+def _config_file(root: Path | None, site_dir: Path, config_file: Path | None) -> Iterator[Path]:
     if config_file is not None:
         if not config_file.is_file():
             raise NotFound(f"{config_file}: no such MkDocs configuration")
@@ -96,6 +96,8 @@ def _config_file(root: Path, site_dir: Path, config_file: Path | None) -> Iterat
         return
     import yaml
 
+    root = root or Path("memory")
+    check_root(root)
     with tempfile.TemporaryDirectory(prefix="memsite-config-") as folder:
         docs = Path(folder, "docs")
         docs.mkdir()
@@ -105,9 +107,13 @@ def _config_file(root: Path, site_dir: Path, config_file: Path | None) -> Iterat
 
 
 @contextlib.contextmanager
-def _root_override(root: Path) -> Iterator[None]:
+def _root_override(root: Path | None) -> Iterator[None]:
     from .plugin import ROOT_VARIABLE
 
+    if root is None:  # the configuration names the tree
+        yield
+        return
+    check_root(root)
     before = os.environ.get(ROOT_VARIABLE)
     os.environ[ROOT_VARIABLE] = str(root.resolve())
     try:
@@ -120,19 +126,19 @@ def _root_override(root: Path) -> Iterator[None]:
 
 
 def build(
-    root: Path,
+    root: Path | None,
     *,
     site_dir: Path | None = None,
     strict: bool = False,
     allow_secrets: bool = False,
     config_file: Path | None = None,
 ) -> Path:
-    """Build the site of the tree at ``root``; returns the site folder."""
+    """Build the site; returns the site folder. ``root`` overrides the configuration's tree
+    (``None``: the one ``mkdocs.yml`` names, or ``./memory`` with the built-in config)."""
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort, ConfigurationError, PluginError
 
-    check_root(root)
     target = Path(site_dir or "site")
     with _config_file(root, target, config_file) as path, _root_override(root):
         overrides: dict[str, Any] = {"strict": strict}
@@ -174,14 +180,16 @@ def _problems() -> Iterator[list[str]]:
         logger.removeHandler(handler)
 
 
-def serve(root: Path, *, dev_addr: str | None = None, config_file: Path | None = None) -> None:
-    """Serve the site with live reload; a change to any file of the tree rebuilds it."""
+def serve(
+    root: Path | None, *, dev_addr: str | None = None, config_file: Path | None = None
+) -> None:
+    """Serve the site with live reload; a change to any file of the tree rebuilds it (the
+    plugin adds the tree to the watched paths)."""
     from mkdocs.commands.serve import serve as mkdocs_serve
 
-    check_root(root)
     with _config_file(root, Path("site"), config_file) as path, _root_override(root):
         options: dict[str, Any] = {"dev_addr": dev_addr} if dev_addr else {}
-        mkdocs_serve(config_file=str(path), watch=[str(root.resolve())], **options)
+        mkdocs_serve(config_file=str(path), **options)
 
 
 def export_docs(

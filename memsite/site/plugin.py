@@ -17,6 +17,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 
+from ..errors import MemsiteError
 from .pages import Site, build_site
 from .render import Renderer
 from .safety import find_leaks, sanitize
@@ -69,13 +70,16 @@ class MemsitePlugin(BasePlugin[MemsiteConfig]):
         return config
 
     def on_files(self, files: Files, config: Any) -> Files:
-        self.site = build_site(
-            self.root,
-            dt.datetime.now(),
-            renderer=self.renderer,
-            exclude=self.config.exclude,
-            related=self.config.related,
-        )
+        try:
+            self.site = build_site(
+                self.root,
+                dt.datetime.now(),
+                renderer=self.renderer,
+                exclude=self.config.exclude,
+                related=self.config.related,
+            )
+        except MemsiteError as err:
+            raise PluginError(f"memsite: {err}") from None
         self._refuse_secrets()
         for page in self.site.pages:
             inclusion = InclusionLevel.UNDEFINED if page.in_nav else InclusionLevel.NOT_IN_NAV
