@@ -84,6 +84,7 @@ def test_home_shows_the_live_session_and_how_stale_it_is(tree):
     assert "**Task:** Delete the legacy login" in home
     assert "**Current step:** Inventory legacy imports" in home
     assert "Open the removal PR" in home
+    assert "started 22 Mar 2026, 08:00, updated 22 Mar 2026, 09:30" in home
     assert f"(decisions/index.md#{ids['pg']})" in home  # latest decisions link to anchors
     assert f"(learnings/database.md#{ids['learn']})" in home
     assert '<svg class="ms-chart"' in home and "<desc" in home

@@ -59,6 +59,15 @@ def long_date(day: dt.date | None) -> str:
     return f"{day:%a} {day.day} {day:%B %Y}" if day else ""
 
 
+def stamp(text: str) -> str:
+    """An ISO-8601 time stamp as people read it (``27 Nov 2026, 09:00``); else as written."""
+    try:
+        moment = dt.datetime.fromisoformat(text.strip())
+    except ValueError:
+        return escape_inline(text)
+    return f"{moment.day} {moment:%b %Y, %H:%M}"
+
+
 def short_date(day: dt.date | None) -> str:
     return f"{day.day} {day:%b %Y}" if day else ""
 
@@ -109,6 +118,7 @@ class Renderer:
             inline=escape_inline,
             long_date=long_date,
             short_date=short_date,
+            stamp=stamp,
             ago=ago,
             indent_lines=indent_lines,
         )
