@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
 import shutil
 import threading
 from collections.abc import Iterator
@@ -33,6 +34,10 @@ ARGS = [
 HOSTILE = '<script>window.__pwned = 1</script> <img src=x onerror="window.__pwned = 2">'
 
 if not CHROMIUM.exists():
+    if os.environ.get("MEMSITE_REQUIRE_BROWSER"):  # .ci/run sets it: CI must not skip these
+        pytest.fail(
+            "MEMSITE_REQUIRE_BROWSER is set but /usr/bin/chromium is missing", pytrace=False
+        )
     pytest.skip("Chromium is not installed at /usr/bin/chromium", allow_module_level=True)
 
 
