@@ -520,8 +520,8 @@ class SearchIndex:
     def _record_meaning(self, record: str) -> semantic.Meaning | None:
         """How close one record is to every other; None without the extra."""
         store = self._vectors()
-        row = None if store is None else store.record_rows.get(record)
-        return None if row is None else semantic.Meaning(store, store.record_matrix[row])
+        vector = None if store is None else store.record_vector(record)
+        return None if vector is None else semantic.Meaning(store, vector)
 
     def _terms(self, text: str) -> list[str]:
         return list(dict.fromkeys(token.text for token in ANALYZER(text)))

@@ -188,7 +188,9 @@ class Store:
 
     Row ``i`` is section ``uids[i]`` of record ``records[i]`` in file ``paths[i]``; ``keys[i]``
     hashes the text its vector was made from. ``files`` maps each file to the content hash
-    its rows were made from, the way the index's ``state.json`` does.
+    its rows were made from, the way the index's ``state.json`` does. Most records are one
+    section, whose vector is the record's: only records of several sections get a row of
+    ``record_matrix`` (``multi`` lists which).
     """
 
     files: dict[str, str]
@@ -198,15 +200,46 @@ class Store:
     keys: tuple[str, ...]
     sizes: np.ndarray  # characters embedded per section: a record's vector weights by them
     matrix: np.ndarray
-    record_ids: tuple[str, ...]
-    record_paths: tuple[str, ...]
-    record_matrix: np.ndarray
     rows: dict[str, int] = field(init=False, repr=False)
+    record_ids: tuple[str, ...] = field(init=False, repr=False)
+    record_paths: tuple[str, ...] = field(init=False, repr=False)
     record_rows: dict[str, int] = field(init=False, repr=False)
+    single: np.ndarray = field(init=False, repr=False)  # record index → its one section row
+    multi: np.ndarray = field(init=False, repr=False)  # record indices with several sections
+    record_matrix: np.ndarray = field(init=False, repr=False)  # one row per ``multi`` record
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "rows", {uid: i for i, uid in enumerate(self.uids)})
-        object.__setattr__(self, "record_rows", {r: i for i, r in enumerate(self.record_ids)})
+        import numpy as np
+
+        first: dict[str, int] = {}
+        count: dict[str, int] = {}
+        for row, record in enumerate(self.records):
+            first.setdefault(record, row)
+            count[record] = count.get(record, 0) + 1
+        record_ids = tuple(first)
+        where = {record: i for i, record in enumerate(record_ids)}
+        multi = [where[r] for r in record_ids if count[r] > 1]
+        slot = {index: i for i, index in enumerate(multi)}
+        sums = np.zeros((len(multi), DIM), dtype=np.float32)
+        in_multi = [i for i, r in enumerate(self.records) if count[r] > 1]
+        # A static model's vector of a text is the mean of its token vectors, so the size-
+        # weighted mean of a record's section vectors stands in for embedding the record.
+        np.add.at(
+            sums,
+            [slot[where[self.records[i]]] for i in in_multi],
+            self.matrix[in_multi] * self.sizes[in_multi, None],
+        )
+        values = {
+            "rows": {uid: i for i, uid in enumerate(self.uids)},
+            "record_ids": record_ids,
+            "record_paths": tuple(self.paths[first[r]] for r in record_ids),
+            "record_rows": where,
+            "single": np.array([first[r] for r in record_ids], dtype=np.int64),
+            "multi": np.array(multi, dtype=np.int64),
+            "record_matrix": normalise_rows(sums),
+        }
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
 
     def __len__(self) -> int:
         return len(self.uids)
@@ -216,45 +249,23 @@ class Store:
         row = self.rows.get(uid)
         return None if row is None else self.matrix[row]
 
-
-def _assemble(
-    files: dict[str, str], rows: list[tuple[str, str, str, str, int]], matrix: np.ndarray
-) -> Store:
-    """A store from its section rows ``(uid, record, path, key, size)``: record vectors added."""
-    import numpy as np
-
-    record_paths = {r[1]: r[2] for r in rows}
-    record_ids = tuple(record_paths)
-    where = {record: i for i, record in enumerate(record_ids)}
-    sums = np.zeros((len(record_ids), DIM), dtype=np.float32)
-    sizes = np.array([r[4] for r in rows], dtype=np.float32)
-    # A static model's vector of a text is the mean of its token vectors, so the size-weighted
-    # mean of a record's section vectors stands in for embedding the whole record.
-    np.add.at(sums, [where[r[1]] for r in rows], matrix * sizes[:, None])
-    return Store(
-        files=files,
-        uids=tuple(r[0] for r in rows),
-        records=tuple(r[1] for r in rows),
-        paths=tuple(r[2] for r in rows),
-        keys=tuple(r[3] for r in rows),
-        sizes=sizes,
-        matrix=matrix,
-        record_ids=record_ids,
-        record_paths=tuple(record_paths[r] for r in record_ids),
-        record_matrix=normalise_rows(sums),
-    )
+    def record_vector(self, record: str) -> np.ndarray | None:
+        """The vector of one record, or None when it is not stored."""
+        index = self.record_rows.get(record)
+        if index is None:
+            return None
+        hits = (self.multi == index).nonzero()[0]
+        return self.record_matrix[hits[0]] if hits.size else self.matrix[self.single[index]]
 
 
 def empty() -> Store:
     """A store with no vectors."""
     import numpy as np
 
-    return _assemble({}, [], np.zeros((0, DIM), dtype=np.float32))
+    return Store({}, (), (), (), (), np.zeros(0, np.float32), np.zeros((0, DIM), np.float32))
 
 
-_ARRAYS = ("uids", "records", "paths", "keys", "sizes", "matrix", "file_paths", "file_hashes")
-
-
+_TEXTS = ("uids", "records", "paths", "keys", "file_paths", "file_hashes")
 _READ: dict[Path, tuple[tuple[int, int, str], Store]] = {}
 
 
@@ -287,19 +298,37 @@ def _read_store(path: Path) -> Store:
             if not isinstance(data, np.lib.npyio.NpzFile):
                 return empty()
             with data:
-                if str(data["model"]) != MODEL:
+                if bytes(data["model"]).decode() != MODEL:
                     return empty()
-                arrays = {name: data[name] for name in _ARRAYS}
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile, EOFError):
+                texts = {name: _split(data[name]) for name in _TEXTS}
+                sizes = data["sizes"].astype(np.float32)
+                matrix = data["matrix"].astype(np.float32)
+    except (OSError, KeyError, ValueError, UnicodeDecodeError, zipfile.BadZipFile, EOFError):
         return empty()
-    n = len(arrays["uids"])
-    if arrays["matrix"].shape != (n, DIM) or any(
-        len(arrays[name]) != n for name in ("records", "paths", "keys", "sizes")
+    n = len(texts["uids"])
+    if (
+        matrix.shape != (n, DIM)
+        or len(sizes) != n
+        or any(len(texts[name]) != n for name in ("records", "paths", "keys"))
     ):
         return empty()
-    columns = [arrays[name].tolist() for name in ("uids", "records", "paths", "keys", "sizes")]
-    files = dict(zip(arrays["file_paths"].tolist(), arrays["file_hashes"].tolist(), strict=False))
-    return _assemble(files, list(zip(*columns, strict=True)), arrays["matrix"].astype(np.float32))
+    if len(texts["file_paths"]) != len(texts["file_hashes"]):
+        return empty()
+    files = dict(zip(texts["file_paths"], texts["file_hashes"], strict=True))
+    columns = (tuple(texts[name]) for name in ("uids", "records", "paths", "keys"))
+    return Store(files, *columns, sizes, matrix)
+
+
+def _joined(items: Sequence[str]) -> np.ndarray:
+    """Strings as one NUL-separated UTF-8 byte array: compact, and fast to load."""
+    import numpy as np
+
+    return np.frombuffer("\0".join(items).encode("utf-8"), dtype=np.uint8)
+
+
+def _split(array: np.ndarray) -> list[str]:
+    text = array.tobytes().decode("utf-8")
+    return text.split("\0") if text else []
 
 
 def write_store(path: Path, store: Store) -> None:
@@ -312,15 +341,16 @@ def write_store(path: Path, store: Store) -> None:
         with os.fdopen(fd, "wb") as handle:
             np.savez(
                 handle,
-                model=np.array(MODEL),
-                uids=np.array(store.uids, dtype=str),
-                records=np.array(store.records, dtype=str),
-                paths=np.array(store.paths, dtype=str),
-                keys=np.array(store.keys, dtype=str),
-                sizes=store.sizes,
-                matrix=store.matrix,
-                file_paths=np.array(list(store.files), dtype=str),
-                file_hashes=np.array(list(store.files.values()), dtype=str),
+                model=np.frombuffer(MODEL.encode(), dtype=np.uint8),
+                uids=_joined(store.uids),
+                records=_joined(store.records),
+                paths=_joined(store.paths),
+                keys=_joined(store.keys),
+                file_paths=_joined(list(store.files)),
+                file_hashes=_joined(list(store.files.values())),
+                sizes=store.sizes.astype(np.int32),
+                # half precision on disk: cosines move by under 0.001, the file halves
+                matrix=store.matrix.astype(np.float16),
             )
         os.replace(tmp, path)
     except BaseException:
@@ -385,7 +415,16 @@ def update(
     vectors.append(added)
     kept_files = {p: d for p, d in store.files.items() if p not in stale}
     kept_files.update({p: files[p] for p in changed})
-    result = _assemble(kept_files, rows + new_rows, np.concatenate(vectors))
+    every = rows + new_rows
+    result = Store(
+        kept_files,
+        tuple(r[0] for r in every),
+        tuple(r[1] for r in every),
+        tuple(r[2] for r in every),
+        tuple(r[3] for r in every),
+        np.array([r[4] for r in every], dtype=np.float32),
+        np.concatenate(vectors),
+    )
     write_store(path, result)
     return Update(result, len(texts), len(changed))
 
@@ -395,8 +434,9 @@ class Meaning:
 
     def __init__(self, store: Store, query: np.ndarray) -> None:
         self.store = store
-        self.sections = store.matrix @ query
-        self.record_scores = store.record_matrix @ query
+        self.sections = _dot(store.matrix, query)
+        self.record_scores = self.sections[store.single]
+        self.record_scores[store.multi] = _dot(store.record_matrix, query)
 
     def best_sections(self, count: int, floor: float | None = None) -> list[tuple[str, str]]:
         """``(path, uid)`` of up to ``count`` sections closest to the query, best first,
@@ -438,6 +478,13 @@ class Meaning:
         return dict(zip(known, scaled.tolist(), strict=True))
 
 
+def _dot(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """``matrix @ vector`` without BLAS: multi-threaded BLAS is 3-6x slower on a small box."""
+    import numpy as np
+
+    return np.einsum("ij,j->i", matrix, vector)
+
+
 def _top(scores: np.ndarray, count: int) -> list[int]:
     import numpy as np
 
@@ -450,7 +497,7 @@ def _top(scores: np.ndarray, count: int) -> list[int]:
 
 def cosine(query: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     """Cosine similarity of one unit vector with each unit row of ``matrix``."""
-    return matrix @ query
+    return _dot(matrix, query)
 
 
 def minmax(scores: np.ndarray) -> np.ndarray:
