@@ -572,7 +572,7 @@ class SearchIndex:
             mine,
             "body",
             text=f"{own[0]['heading']}\n{text}",
-            top=RECORD_POOL if meaning is not None else limit + 1,
+            top=limit + 1,
             numterms=12,
             filter=And([Term("roles", "record"), like]),
         )
