@@ -1,10 +1,11 @@
 """Every write to the tree goes through here: locked appends and atomic replaces.
 
 Appends take an exclusive ``flock`` on the file itself (a killed holder frees it at once),
-re-check that the path still names the locked file (``prune`` may have moved it), write the
-whole entry in one ``write`` call, ``fsync``, and on any failure truncate the file back to
-its size before the write. Replaces write a temporary file in the same folder, ``fsync`` it
-and ``os.replace`` it over the target, so a reader sees the old file or the new one.
+re-check that the path still names the locked file (``prune`` may have moved it), then write
+the old content plus the entry to a temporary file beside it, ``fsync`` it and rename it over
+the file. Appending in place is not enough: Linux stops a ``write`` of more than a page at a
+page boundary when SIGKILL arrives, which left half entries in the kill tests. Replaces write
+a temporary file in the same folder too, so a reader always sees the old file or the new one.
 """
 
 from __future__ import annotations
@@ -95,23 +96,35 @@ def append(root: Path, path: Path, compose: Callable[[str], str]) -> str:
                 data = sep + data
             elif raw and not raw.endswith(b"\n"):
                 data = b"\n" + data
-            size = len(raw)
-            try:
-                view = memoryview(data)
-                while view:
-                    written = os.write(fd, view)
-                    view = view[written:]
-                os.fsync(fd)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.ftruncate(fd, size)
-                    os.fsync(fd)
-                raise
+            _rewrite(path, raw + data, os.fstat(fd).st_mode)
             return addition
     except OSError as err:
         raise WriteFailed(
             f"{path}: could not write ({_describe(err)}); the file is unchanged"
         ) from None
+
+
+def _rewrite(path: Path, data: bytes, mode: int) -> None:
+    """Put ``data`` at ``path`` atomically; the caller holds the file's lock, so a fixed
+    temporary name cannot collide (a killed writer's leftover is simply overwritten)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(tmp, flags, 0o600)
+    try:
+        try:
+            os.fchmod(fd, mode & 0o7777)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _sync_dir(path.parent)
 
 
 def replace(root: Path, path: Path, data: str) -> None:

@@ -52,13 +52,14 @@ while not os.path.exists(go):
     time.sleep(0.001)
 for i in range(count):
     marker = f"{{worker}}-{{i}}"
-    body = body_for(marker, (i * 97) % 600)
+    body = body_for(marker, (i * 37) % 250)
+    at = f"2026-06-{{8 + i % 4:02d}}T10:00:00"  # all eight take turns on four day logs
     if i % 5 == 0:
-        new = memory.decide(f"Decision {{marker}}", why=f"why {{marker}}", body=body, at={AT!r})
+        new = memory.decide(f"Decision {{marker}}", why=f"why {{marker}}", body=body, at=at)
     elif i % 5 == 1:
-        new = memory.learn(f"Learning {{marker}}", category="load", body=body, at={AT!r})
+        new = memory.learn(f"Learning {{marker}}", category="load", body=body, at=at)
     else:
-        new = memory.log("step", details={{"marker": marker}}, body=body, at={AT!r})
+        new = memory.log("step", details={{"marker": marker}}, body=body, at=at)
     print(marker, new, flush=True)
 """
 
@@ -78,7 +79,7 @@ def test_eight_processes_appending_200_entries_each_leave_1600_whole_entries(
         )
         for n in range(8)
     ]
-    go.touch()  # all eight start writing at the same moment, into the same three files
+    go.touch()  # all eight start writing at the same moment, into the same six files
     written: dict[str, str] = {}
     for worker in workers:
         out, err = worker.communicate(timeout=300)
@@ -96,7 +97,7 @@ def test_eight_processes_appending_200_entries_each_leave_1600_whole_entries(
     for entry in own:
         marker = written[entry.id]
         worker, i = (int(part) for part in marker.split("-"))
-        assert entry.body == body_for(marker, (i * 97) % 600)
+        assert entry.body == body_for(marker, (i * 37) % 250)
         assert entry.author == f"worker-{worker}"
     assert len(pointers) == 8 * 80
     assert sorted(p.details[p.title] for p in pointers) == sorted(
@@ -168,7 +169,7 @@ def assert_whole(root: Path) -> Counter[str]:
     if context.exists():
         assert json.loads(context.read_text("utf-8"))["session_id"]
     seen: Counter[str] = Counter()
-    sessions: Counter[str] = Counter()
+    sessions: Counter[tuple[str, str]] = Counter()
     for entry in read.parsed.entries:
         for marker in markers_in(entry):
             seen[marker] += 1
@@ -176,9 +177,12 @@ def assert_whole(root: Path) -> Counter[str]:
             assert head[:2] == ["marker", marker], entry.id
             assert entry.body == body_for(marker, int(head[2])), entry.id
         if entry.title in ("session end", "session archived"):
-            sessions[entry.details["session_id"]] += 1
+            sessions[entry.details["session_id"], entry.details["updated"]] += 1
     assert [m for m, n in seen.items() if n > 1] == []
-    assert [s for s, n in sessions.items() if n > 1] == []  # a session is archived once
+    # a session state is archived once. (Killed after "session end" was written but before
+    # hot/ was cleared, the session is still live; if it then makes progress, archiving it
+    # again records the newer state: that is a second event, not a duplicate.)
+    assert [s for s, n in sessions.items() if n > 1] == []
     days = [p.name for p in root.glob("warm/**/*.md")]
     assert sorted(days) == sorted(set(days))  # a day log never lives in two places
     return seen
