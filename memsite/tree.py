@@ -16,6 +16,8 @@ GITIGNORE = """\
 # hot/ is the live session of one agent: volatile working state, archived into warm/ when
 # the session ends. Remove this line to share live sessions through git.
 hot/
+# A writer killed mid-append can leave its temporary file behind; the entry never landed.
+.*.tmp
 """
 GITATTRIBUTES = """\
 # Entries are only ever appended: two branches that both add entries merge by keeping both.
