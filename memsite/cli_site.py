@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,8 +20,10 @@ def _explicit_root(ctx: click.Context) -> Path | None:
 
 
 @contextlib.contextmanager
-def _mkdocs_log(level: int) -> Iterator[None]:
+def _mkdocs_log(level: str) -> Iterator[None]:
     """Let MkDocs' own messages (warnings; for serve, its address and rebuilds) reach stderr."""
+    import logging  # ~3 ms at import time that the write commands never need
+
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("mkdocs: %(message)s"))
     logger = logging.getLogger("mkdocs")
@@ -75,7 +76,7 @@ def build(
         )
         click.echo(f"wrote {len(written)} files to {docs_only}")
         return
-    with _mkdocs_log(logging.WARNING):
+    with _mkdocs_log("WARNING"):
         site = builder.build(
             root,
             site_dir=site_dir,
@@ -101,5 +102,5 @@ def serve(ctx: click.Context, dev_addr: str | None, config_file: Path | None) ->
     """Serve the site locally; it rebuilds when a memory file changes."""
     from .site import builder
 
-    with _mkdocs_log(logging.INFO):
+    with _mkdocs_log("INFO"):
         builder.serve(_explicit_root(ctx), dev_addr=dev_addr, config_file=config_file)
