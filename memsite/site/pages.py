@@ -107,13 +107,24 @@ def permalink(entry: Entry) -> Link:
 Lookup = Callable[[str, int], Iterable[Any]]
 
 
-def index_lookup(root: Path) -> tuple[Lookup | None, Callable[[], None]]:
+def index_lookup(root: Path, ids: list[str]) -> tuple[Lookup | None, Callable[[], None]]:
     """The related-entries lookup of the search index, opened once for the whole build
     (a year of memory asks it a thousand times), and how to close it."""
     try:
         from ..index import SearchIndex
     except ImportError:
         SearchIndex = None  # noqa: N806 -- the search module is optional here
+    if SearchIndex is not None and hasattr(SearchIndex, "related_many"):
+        # a batch API (ids -> hits) can refresh once and share one filter across queries
+        index = SearchIndex(root)
+        batch: dict[str, list[Any]] = {}
+
+        def lookup(entry_id: str, limit: int) -> list[Any]:
+            if not batch:
+                batch.update(index.related_many(ids, limit=limit))
+            return batch.get(entry_id, [])
+
+        return lookup, index.close
     if SearchIndex is not None and hasattr(SearchIndex, "related"):
         index = SearchIndex(root)
         return (lambda entry_id, limit: index.related(entry_id, limit=limit)), index.close
@@ -231,7 +242,10 @@ def _read(root: Path, exclude: tuple[str, ...], related: bool | Lookup) -> _Tree
     for entry in entries:
         if entry.kind == "decision" and entry.supersedes:
             superseded_by[entry.supersedes.strip()].append(entry.id)
-    lookup, close = index_lookup(root) if related is True else (related or None, lambda: None)
+    wanted = [e.id for e in entries if e.kind in ("decision", "learning")]
+    lookup, close = (
+        index_lookup(root, wanted) if related is True else (related or None, lambda: None)
+    )
     related_links: dict[str, list[Link]] = {}
     if lookup is not None:
         try:
