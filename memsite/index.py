@@ -505,7 +505,11 @@ class SearchIndex:
         extra. They live beside the index folder, keyed by text: a rebuilt index reuses them."""
         if not semantic.available():
             return None
-        files = {path: entry[2] for path, entry in self._load_state()["files"].items()}
+        # the chunker's version is part of a file's stamp: a new chunker means new chunk ids
+        files = {
+            path: f"{entry[2]}:{CHUNK_VERSION}"
+            for path, entry in self._load_state()["files"].items()
+        }
         return semantic.update(
             self.folder.parent / f"{self.folder.name}.vectors.npz",
             files,

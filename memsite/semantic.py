@@ -37,7 +37,9 @@ if TYPE_CHECKING:
 
 CONFIG = "l2_supercat"
 DIM = 256
-MODEL = f"wordllama/{CONFIG}/{DIM}"
+# Stamped into the vector cache: another model, or another way of building the embedded
+# text (``document``: bump the number when it changes), makes the cache foreign and rebuilt.
+MODEL = f"wordllama/{CONFIG}/{DIM};document=1"
 # The model averages token vectors, so the opening of a long text already carries its
 # meaning; the cap keeps a huge pasted note from padding a whole batch to its length.
 MAX_CHARS = 4000
@@ -425,7 +427,9 @@ def update(
         np.array([r[4] for r in every], dtype=np.float32),
         np.concatenate(vectors),
     )
-    write_store(path, result)
+    # a cache that cannot be written (read-only disk) costs re-embedding next time, no more
+    with contextlib.suppress(OSError):
+        write_store(path, result)
     return Update(result, len(texts), len(changed))
 
 

@@ -206,6 +206,16 @@ def test_a_store_from_another_model_is_rebuilt(
     assert tree.update(store, model).embedded == 2
 
 
+def test_a_cache_that_cannot_be_written_costs_time_not_the_answer(
+    model: semantic.Embedder, tmp_path: Path
+) -> None:
+    (tmp_path / "not-a-folder").write_text("")
+    store = tmp_path / "not-a-folder" / "vectors.npz"
+    tree = Tree(cold__decisions=DECISIONS)
+    assert tree.update(store, model).embedded == 2
+    assert tree.update(store, model).embedded == 2  # nothing kept, nothing broken
+
+
 def test_an_up_to_date_store_never_loads_the_model(
     model: semantic.Embedder, tmp_path: Path, without_extra: None
 ) -> None:
