@@ -400,16 +400,23 @@ class SearchIndex:
         return self._searcher
 
     def _with_index(self, ask: Callable[..., list[Hit]]) -> list[Hit]:
-        """Run ``ask`` with a searcher on a fresh index; a damaged index is rebuilt once."""
+        """Run ``ask`` with a searcher on a fresh index; a damaged index is rebuilt once.
+
+        A failure is first retried on a newly opened index: another process may have just
+        swapped in a rebuilt one under an open searcher.
+        """
+        failure = ""
         with _quiet_leaks():
-            try:
-                return ask(self._fresh_searcher())
-            except MemsiteError:
-                raise
-            except Exception as err:  # a damaged segment shows up only when read
-                failure = type(err).__name__
-            self.close()
-            gc.collect()
+            for _ in range(2):
+                try:
+                    return ask(self._fresh_searcher())
+                except MemsiteError:
+                    raise
+                except Exception as err:  # a damaged segment shows up only when read
+                    failure = type(err).__name__
+                self.close()
+                self._ix = None
+                gc.collect()
         with self._locked():
             self.notify(
                 f"search index {self.folder} is unreadable ({failure}); "

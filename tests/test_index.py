@@ -208,3 +208,20 @@ def test_search_index_can_be_used_directly(root: Path, tmp_path: Path) -> None:
     with SearchIndex(root, tmp_path / "cache") as index:
         refresh = index.refresh()
         assert refresh.rebuilt and refresh.chunks == 1
+
+
+def test_an_index_damaged_inside_its_segments_is_rebuilt_when_read(
+    mem: Memory, root: Path, notices: list[str]
+) -> None:
+    mem.index()
+    mem.close()
+    notices.clear()
+    for segment in _index_folder(root).glob("*.seg"):
+        data = bytearray(segment.read_bytes())
+        middle = len(data) // 4
+        data[middle : 3 * middle] = b"\xff" * (2 * middle)
+        segment.write_bytes(bytes(data))
+    with Memory(root, notify=notices.append) as fresh:
+        hits = fresh.search("LockError timeout", lexical=True)
+        assert hits[0].id.endswith("lockerror-without-a-timeout")
+    assert len(notices) == 1 and "rebuilding it from the markdown" in notices[0]
