@@ -17,7 +17,6 @@ import contextlib
 import functools
 import hashlib
 import importlib.util
-import logging
 import os
 import re
 import tempfile
@@ -43,7 +42,7 @@ MODEL = f"wordllama/{CONFIG}/{DIM};document=1"
 # The model averages token vectors, so the opening of a long text already carries its
 # meaning; the cap keeps a huge pasted note from padding a whole batch to its length.
 MAX_CHARS = 4000
-_BATCH = 64
+_TENSOR = "embedding.weight"
 # Meaning alone brings a section or record into the results only above this cosine
 # similarity; below it, it only re-ranks what the words found. See docs/search.md.
 FLOOR = 0.3
@@ -94,10 +93,15 @@ def document(chunk: Chunk) -> str:
 
 
 class Embedder:
-    """The loaded model: turns texts into unit vectors. Get it with ``load()``."""
+    """The loaded model: turns texts into unit vectors. Get it with ``load()``.
 
-    def __init__(self, model: object) -> None:
-        self._model = model
+    A text's vector is the mean of its tokens' rows of the embedding table (what wordllama's
+    own ``embed`` computes; a test checks the two agree), scaled to unit length.
+    """
+
+    def __init__(self, tokenizer: object, table: np.ndarray) -> None:
+        self._tokenizer = tokenizer
+        self._table = table
         self.calls = 0
         self.embedded = 0
 
@@ -107,16 +111,15 @@ class Embedder:
 
         self.calls += 1
         self.embedded += len(texts)
-        if not texts:
-            return np.zeros((0, DIM), dtype=np.float32)
-        clipped = [t[:MAX_CHARS] for t in texts]
-        # Batches pad to their longest text: embedding in length order keeps padding small.
-        order = sorted(range(len(clipped)), key=lambda i: len(clipped[i]))
-        pooled = self._model.embed(  # type: ignore[attr-defined]
-            [clipped[i] for i in order], norm=False, batch_size=_BATCH
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        encodings = self._tokenizer.encode_batch(  # type: ignore[attr-defined]
+            [t[:MAX_CHARS] for t in texts], add_special_tokens=False
         )
-        out = np.empty_like(pooled)
-        out[order] = pooled
+        last = len(self._table) - 1
+        for row, encoding in enumerate(encodings):
+            ids = np.asarray(encoding.ids, dtype=np.int64)
+            if ids.size:
+                out[row] = self._table[np.clip(ids, 0, last)].mean(axis=0)
         return normalise_rows(out)
 
     def embed_one(self, text: str) -> np.ndarray:
@@ -133,12 +136,27 @@ def normalise_rows(matrix: np.ndarray) -> np.ndarray:
     return (matrix / norms).astype(np.float32, copy=False)
 
 
+def package_folder() -> Path | None:
+    """Where the installed ``wordllama`` package lives (found without importing it)."""
+    try:
+        spec = importlib.util.find_spec("wordllama")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
 @functools.cache
 def load() -> Embedder:
     """The model, loaded once per process from the files inside the installed wheel.
 
-    Never downloads: downloads are disabled, the hub libraries are told to stay offline, and
-    a missing file raises ``ModelUnavailable`` instead.
+    The embedding table and tokenizer are read straight from the wordllama package with
+    ``safetensors`` and ``tokenizers``. Importing wordllama itself would add 0.3 s to every
+    command (it imports pydantic, requests and toml, and configures the root logger), and
+    its ``WordLlama.load()`` looks for the packaged tokenizer in the wrong folder and then
+    tries to download it. Nothing here can download: no network code is loaded, the hub
+    libraries are told to stay offline, and a missing file raises ``ModelUnavailable``.
     """
     if not available():
         raise ModelUnavailable(
@@ -146,42 +164,47 @@ def load() -> Embedder:
             "or pass --lexical"
         )
     os.environ.update(_OFFLINE_ENV)
-    root_logger = logging.getLogger()
-    handlers, level = list(root_logger.handlers), root_logger.level
+    reinstall = "reinstall it with pip install --force-reinstall 'memsite[semantic]'"
     try:
-        import wordllama
-        from wordllama import WordLlama
+        import numpy as np
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
     except ImportError as err:
         raise ModelUnavailable(
-            f"the semantic extra is installed but does not import ({err}); "
-            "reinstall it with pip install --force-reinstall 'memsite[semantic]', or pass --lexical"
+            f"the semantic extra does not import ({err}); {reinstall}, or pass --lexical"
         ) from err
-    finally:
-        # wordllama calls logging.basicConfig() at import; a library must not configure
-        # the host program's logging, so undo it.
-        root_logger.handlers[:] = handlers
-        root_logger.setLevel(level)
-    package = Path(wordllama.__file__).parent
-    # WordLlama.load() looks for the packaged tokenizer in `<package>/tokenizer/` (singular)
-    # and then in `<cache_dir>/tokenizers/`; the wheel ships it in `<package>/tokenizers/`.
-    # Using the package folder as the cache folder finds both files with no copy and no write.
-    needed = [
-        package / "weights" / f"{CONFIG}_{DIM}.safetensors",
-        package / "tokenizers" / f"{CONFIG}_tokenizer_config.json",
-    ]
-    for path in needed:
+    package = package_folder()
+    if package is None:
+        raise ModelUnavailable(f"the wordllama package cannot be found; {reinstall}")
+    weights, vocabulary = weight_file(package), tokenizer_file(package)
+    for path in (weights, vocabulary):
         if not path.is_file():
             raise ModelUnavailable(
-                f"{path}: model file missing from the wordllama package; reinstall it with "
-                "pip install --force-reinstall 'memsite[semantic]', or pass --lexical"
+                f"{path}: model file missing from the wordllama package; {reinstall}, "
+                "or pass --lexical"
             )
     try:
-        model = WordLlama.load(config=CONFIG, dim=DIM, cache_dir=package, disable_download=True)
-    except (OSError, ValueError) as err:
+        table = np.ascontiguousarray(load_file(str(weights))[_TENSOR], dtype=np.float32)
+        tokenizer = Tokenizer.from_file(str(vocabulary))
+    except Exception as err:  # safetensors and tokenizers raise their own error types
         raise ModelUnavailable(
-            f"{package}: could not load the embedding model ({err}); pass --lexical"
+            f"{package}: the embedding model does not load ({err}); {reinstall}, or pass --lexical"
         ) from err
-    return Embedder(model)
+    if table.shape[1:] != (DIM,):
+        raise ModelUnavailable(f"{weights}: expected {DIM} dimensions, found {table.shape}")
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return Embedder(tokenizer, table)
+
+
+def weight_file(package: Path) -> Path:
+    """The packaged embedding table."""
+    return package / "weights" / f"{CONFIG}_{DIM}.safetensors"
+
+
+def tokenizer_file(package: Path) -> Path:
+    """The packaged tokenizer."""
+    return package / "tokenizers" / f"{CONFIG}_tokenizer_config.json"
 
 
 @dataclass(frozen=True, eq=False)

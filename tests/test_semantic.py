@@ -17,6 +17,14 @@ from memsite import Memory, semantic
 from memsite.chunks import Chunk, chunk_file
 from memsite.cli import cli
 
+MODEL_MODULES = ("wordllama", "numpy", "tokenizers", "safetensors")
+
+
+def require_model() -> None:
+    """Skip unless the semantic extra is installed (checked without importing it)."""
+    if not semantic.available():
+        pytest.skip('needs pip install "memsite[semantic]"')
+
 
 @pytest.fixture
 def without_extra(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -29,7 +37,7 @@ def without_extra(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def model() -> semantic.Embedder:
-    pytest.importorskip("wordllama")
+    require_model()
     return semantic.load()
 
 
@@ -48,7 +56,7 @@ def run_python(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_model_loads_and_answers_with_the_network_forbidden(tmp_path: Path) -> None:
-    pytest.importorskip("wordllama")
+    require_model()
     # A fresh process, so the import and the load both happen under the guard.
     result = run_python(
         """
@@ -68,8 +76,8 @@ def test_model_loads_and_answers_with_the_network_forbidden(tmp_path: Path) -> N
         vectors = model.embed(["Replace MongoDB with Postgres", "why did we stop using mongo"])
         print(round(float(vectors[0] @ vectors[1]), 2) > 0.1)
 
-        # wordllama configures root logging at import; loading it must not make a host's
-        # info messages start printing.
+        # wordllama configures root logging when imported; memsite must not, so a host's
+        # info messages stay silent.
         import logging
         logging.getLogger("host").info("should stay silent")
         """,
@@ -79,6 +87,30 @@ def test_model_loads_and_answers_with_the_network_forbidden(tmp_path: Path) -> N
     assert result.stdout.strip() == "True"
     assert result.stderr == ""
     assert not (tmp_path / "cache").exists()
+
+
+def test_vectors_match_what_wordllama_itself_computes(model: semantic.Embedder) -> None:
+    import logging
+
+    np = pytest.importorskip("numpy")
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        from wordllama import WordLlama
+    finally:  # wordllama configures the root logger when imported
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    # The documented workaround: its load() looks for the packaged tokenizer in the wrong
+    # folder; the package folder passed as cache_dir holds it under tokenizers/.
+    reference = WordLlama.load(
+        config=semantic.CONFIG,
+        dim=semantic.DIM,
+        cache_dir=semantic.package_folder(),
+        disable_download=True,
+    )
+    texts = ["Replace MongoDB with Postgres", "why did we stop using mongo?", "x " * 300]
+    expected = reference.embed(texts, norm=True)
+    assert np.allclose(model.embed(texts), expected, atol=1e-5)
 
 
 def test_a_paraphrase_is_closer_than_an_unrelated_entry(model: semantic.Embedder) -> None:
@@ -267,8 +299,8 @@ def test_importing_memsite_loads_no_model_code(tmp_path: Path) -> None:
         """
         import sys
         import memsite, memsite.semantic
-        print(sorted(m for m in ("numpy", "wordllama") if m in sys.modules))
-        """,
+        print(sorted(m for m in MODULES if m in sys.modules))
+        """.replace("MODULES", repr(MODEL_MODULES)),
         tmp_path,
     )
     assert result.returncode == 0, result.stderr
@@ -289,7 +321,7 @@ def ids(hits: list) -> list[str]:
 
 
 def test_hybrid_search_finds_what_a_question_in_other_words_means(sample: Path) -> None:
-    pytest.importorskip("wordllama")
+    require_model()
     memory = Memory(sample)
     # not one content word in common with "Purge expired sessions in a nightly batch job"
     question = "why do old rows get removed overnight rather than inline on the hot path"
@@ -312,14 +344,14 @@ def test_without_the_extra_search_recall_and_related_are_the_lexical_ones(
 
 
 def test_a_word_no_entry_is_about_returns_nothing(sample: Path) -> None:
-    pytest.importorskip("wordllama")
+    require_model()
     memory = Memory(sample)
     assert memory.search("zebrafish kumquats") == []
     memory.close()
 
 
 def test_filters_hold_for_what_meaning_adds(sample: Path) -> None:
-    pytest.importorskip("wordllama")
+    require_model()
     memory = Memory(sample)
     hits = memory.search("why did we stop using mongo", kind="learning")
     assert hits and {hit.kind for hit in hits} == {"learning"}
@@ -327,7 +359,7 @@ def test_filters_hold_for_what_meaning_adds(sample: Path) -> None:
 
 
 def test_an_entry_written_a_moment_ago_has_its_meaning_at_once(sample: Path) -> None:
-    pytest.importorskip("wordllama")
+    require_model()
     memory = Memory(sample, author="")
     memory.search("anything")
     entry = memory.learn(
@@ -341,7 +373,7 @@ def test_an_entry_written_a_moment_ago_has_its_meaning_at_once(sample: Path) -> 
 
 
 def test_related_fuses_meaning_and_keeps_its_promises(sample: Path) -> None:
-    pytest.importorskip("wordllama")
+    require_model()
     memory = Memory(sample)
     entry = "2026-11-05-move-the-session-store-from-mongodb-to-postgres"
     related = memory.related(entry, limit=5)
@@ -377,7 +409,7 @@ main()
 def test_the_model_loads_only_for_commands_that_rank(
     sample: Path, tmp_path: Path, args: tuple[str, ...], loads: bool
 ) -> None:
-    pytest.importorskip("wordllama")
+    require_model()
     listing = tmp_path / "modules.txt"
     done = subprocess.run(
         [sys.executable, "-c", SPY, str(listing), "--root", str(sample), *args],
@@ -388,7 +420,7 @@ def test_the_model_loads_only_for_commands_that_rank(
     )
     assert done.returncode == 0, done.stderr
     loaded = set(listing.read_text().split())
-    assert ("wordllama" in loaded) is loads
+    assert ("tokenizers" in loaded) is loads
     if not loads:
         assert "numpy" not in loaded
 
@@ -419,6 +451,6 @@ def test_only_the_semantic_module_imports_the_model_or_numpy() -> None:
                 if isinstance(node, ast.ImportFrom) and not node.level
                 else []
             )
-            if any(n.split(".")[0] in ("wordllama", "numpy") for n in names):
+            if any(n.split(".")[0] in MODEL_MODULES for n in names):
                 offenders.append(path.name)
     assert set(offenders) <= {"semantic.py"}
