@@ -454,7 +454,7 @@ class SearchIndex:
                 reverse=True,
             )
             return [
-                span_hit(Span((chunk,), chunk, 0.0), _plain(chunk.text))
+                span_hit(Span((chunk,), chunk, 0.0), _plain(chunk.body))
                 for chunk in (_chunk(hit.fields()) for hit in results)
             ]
         if narrow is not None:
