@@ -220,9 +220,9 @@ def kill_writers(tmp_path: Path, kills: int, seed: int, fresh_every: int) -> dic
         pointed = {e.details.get(e.title) for e in entries if e.kind == "activity"}
         cold = [e for e in entries if e.kind in ("decision", "learning")]
         stats["cold entries without pointer"] += sum(e.id not in pointed for e in cold)
-    # a writer killed between creating and renaming the new hot context leaves its temporary
-    # file (hidden, ignored by every reader) behind
-    stats["temp files left"] = len(list(tmp_path.glob("memory-*/hot/.*.tmp")))
+    # a writer killed between writing a file's new version and renaming it leaves the
+    # temporary file (hidden, ignored by every reader) behind
+    stats["temp files left"] = len(list(tmp_path.glob("memory-*/**/.*.tmp")))
     return dict(stats)
 
 
