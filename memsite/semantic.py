@@ -66,9 +66,9 @@ class ModelUnavailable(MemsiteError):
 def available() -> bool:
     """Whether the ``semantic`` extra is installed (cheap: nothing is imported)."""
     try:
-        return (
-            importlib.util.find_spec("wordllama") is not None
-            and importlib.util.find_spec("numpy") is not None
+        return all(
+            importlib.util.find_spec(name) is not None
+            for name in ("wordllama", "numpy", "tokenizers", "safetensors")
         )
     except (ImportError, ValueError):
         return False
