@@ -35,7 +35,11 @@ def load(root: Path) -> HotContext | None:
 
 
 def save(root: Path, context: HotContext) -> None:
+    """Replace the context atomically. Callers hold the ``hot/`` lock, so any temporary file
+    still lying in ``hot/`` was left by a writer that was killed: it is removed."""
     text = json.dumps(context.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    for leftover in (root / "hot").glob(".context.json.*.tmp"):
+        leftover.unlink(missing_ok=True)
     storage.replace(root, root / CONTEXT, text)
 
 

@@ -228,3 +228,14 @@ def test_broken_file_elsewhere_never_stops_a_write(memory: Memory, root: Path) -
     read = memory.read()
     assert [e.title for e in read.parsed.entries if e.kind == "decision"] == ["Still works"]
     assert any(p.path == "cold/broken.md" and "UTF-8" in p.message for p in read.parsed.problems)
+
+
+def test_a_killed_writers_temporary_file_is_cleaned_up_by_the_next_save(
+    memory: Memory, root: Path
+) -> None:
+    memory.start_session("task")
+    leftover = root / "hot" / ".context.json.abc123.tmp"
+    leftover.write_text("{half")
+    memory.pending_add("next")
+    assert not leftover.exists()
+    assert memory.session().pending_actions == ["next"]
