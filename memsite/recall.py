@@ -12,7 +12,6 @@ does not use pass on to the next. Tokens are counted with :func:`memsite.tokens.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -298,8 +297,3 @@ def _activity_line(hit: Hit) -> str:
     )
     words = words if len(words) <= 300 else words[:300].rsplit(" ", 1)[0] + " …"
     return f"- {when} **{hit.heading.split('—', 1)[-1].strip()}** {words} ({hit.citation})\n"
-
-
-def activity_days(days: Sequence[dt.date], count: int = ACTIVITY_DAYS) -> list[dt.date]:
-    """The ``count`` most recent days that have a warm log, newest first."""
-    return sorted(set(days), reverse=True)[:count]
