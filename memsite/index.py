@@ -469,7 +469,9 @@ class SearchIndex:
             wanted = And([wanted, ConstantScoreQuery(narrow, 0.0)])
         # One query serves both levels: section documents give section scores, record
         # documents record scores (a one-chunk record's document gives both).
-        results = searcher.search(wanted, limit=SECTION_POOL + RECORD_POOL)
+        # a caller asking for more hits than the pool gets a pool that large
+        section_pool = max(SECTION_POOL, limit)
+        results = searcher.search(wanted, limit=section_pool + RECORD_POOL)
         section_scores: dict[str, float] = {}
         record_scores: dict[str, float] = {}
         groups: dict[tuple[str, str], dict[str, Chunk]] = {}
@@ -482,7 +484,7 @@ class SearchIndex:
             members = groups.setdefault(key, {})
             if "record" in roles and len(record_scores) < RECORD_POOL:
                 record_scores.setdefault(fields["record"], hit.score)
-            if "section" in roles and len(section_scores) < SECTION_POOL:
+            if "section" in roles and len(section_scores) < section_pool:
                 chunk = _chunk(fields)
                 section_scores[chunk.id] = hit.score
                 members[chunk.id] = chunk

@@ -271,3 +271,13 @@ def test_token_estimate_is_four_bytes_a_token() -> None:
     assert estimate_tokens("abcd") == 1
     assert estimate_tokens("abcde") == 2
     assert estimate_tokens("日本") == 2  # six bytes
+
+
+def test_a_limit_above_the_candidate_pool_returns_every_match(root: Path) -> None:
+    with Memory(root, author="") as memory:
+        for i in range(60):
+            memory.learn(
+                f"Finding {i} about kills", category="load", at=f"2026-06-01T10:{i:02d}:00"
+            )
+        assert len(memory.search("kind:learning kills", limit=100, lexical=True)) == 60
+        assert len(memory.search("kills", limit=10, lexical=True)) == 10
