@@ -52,7 +52,8 @@ def _validate_at(ctx: click.Context, param: click.Parameter, value: str | None) 
     return value
 
 
-def _read_body(value: str | None) -> str | None:
+def text_or_stdin(value: str | None, name: str) -> str | None:
+    """``value``, or standard input read strictly as UTF-8 when ``value`` is ``-``."""
     if value != "-":
         return value
     raw = sys.stdin.buffer.read()
@@ -60,7 +61,7 @@ def _read_body(value: str | None) -> str | None:
         return raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise InvalidInput(
-            f"--body -: standard input is not UTF-8 (bad byte at offset {err.start})"
+            f"{name} -: standard input is not UTF-8 (bad byte at offset {err.start})"
         ) from None
 
 
@@ -73,7 +74,7 @@ def write_command(func: Callable[..., Any]) -> Callable[..., Any]:
         at: str | None, body: str | None, author: str | None, allow_secrets: bool, **kwargs: Any
     ) -> Any:
         memory = _memory(click.get_current_context(), allow_secrets=allow_secrets)
-        write = {"body": _read_body(body), "at": at, "author": author}
+        write = {"body": text_or_stdin(body, "--body"), "at": at, "author": author}
         return func(memory=memory, write=write, **kwargs)
 
     for option in (

@@ -7,13 +7,11 @@ register themselves on the group here. Each parses, makes one ``Memory`` call, a
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import click
 
-from .cli import _memory, cli
-from .errors import InvalidInput
+from .cli import _memory, cli, text_or_stdin
 from .model import KINDS, TIERS
 
 LEXICAL = click.option(
@@ -75,15 +73,7 @@ def search(ctx: click.Context, query: str, as_json: bool, **options: Any) -> Non
 
 
 def _prompt_text(prompt: str) -> str:
-    if prompt != "-":
-        return prompt
-    raw = sys.stdin.buffer.read()
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise InvalidInput(
-            f"standard input is not UTF-8 (bad byte at offset {err.start})"
-        ) from None
+    return text_or_stdin(prompt, "PROMPT") or ""
 
 
 @cli.command()
