@@ -31,12 +31,14 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 import whoosh
 import whoosh.index
 from whoosh import highlight
 from whoosh.analysis import StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
+from whoosh.idsets import BitSet
 from whoosh.query import (
     And,
     AndMaybe,
@@ -69,6 +71,7 @@ COMPLETION_WEIGHT = 0.5
 RACY_NS = 2_000_000_000  # files touched this close to the last check are re-hashed
 
 Chunker = Callable[..., list[Chunk]]
+_Answer = TypeVar("_Answer")
 
 # Common English words, plus the words questions are made of ("why did we ..."): dropped at
 # index and at query time, so a natural-language question ranks by its content words.
@@ -405,7 +408,7 @@ class SearchIndex:
             self._searcher, self._searcher_stamp = self._ix.searcher(), stamp
         return self._searcher
 
-    def _with_index(self, ask: Callable[..., list[Hit]]) -> list[Hit]:
+    def _with_index(self, ask: Callable[..., _Answer]) -> _Answer:
         """Run ``ask`` with a searcher on a fresh index; a damaged index is rebuilt once.
 
         A failure is first retried on a newly opened index: another process may have just
@@ -571,29 +574,89 @@ class SearchIndex:
     ) -> list[Hit]:
         """The records most like one entry (Whoosh more-like-this over record documents,
         fused with the records' meaning when the semantic extra is installed)."""
-        return self._with_index(
-            lambda searcher: self._related(searcher, entry_id, limit, kinds, lexical)
-        )
 
-    def _related(
-        self, searcher, entry_id: str, limit: int, kinds: Sequence[str], lexical: bool = False
-    ) -> list[Hit]:  # type: ignore[no-untyped-def]
+        def ask(searcher) -> list[Hit]:  # type: ignore[no-untyped-def]
+            own = self._own_sections(searcher, entry_id)
+            meaning = None if lexical else self._record_meaning(entry_id)
+            return self._related(
+                searcher, own, limit, kinds, _like_filter(searcher, kinds), meaning
+            )
+
+        return self._with_index(ask)
+
+    def related_many(
+        self,
+        ids: Sequence[str],
+        limit: int = 5,
+        kinds: Sequence[str] = ("decision", "learning", "note"),
+        lexical: bool = False,
+    ) -> dict[str, list[Hit]]:
+        """``{id: related(id)}`` for many entries at once, the same hits in the same order;
+        ids the index does not know are left out.
+
+        A site build asks this for every decision and learning (a thousand in a year of
+        memory): the index is checked for freshness once, one searcher and one kind filter
+        serve every entry, and the meaning of all the entries is one product per block.
+        """
+
+        def ask(searcher) -> dict[str, list[Hit]]:  # type: ignore[no-untyped-def]
+            owns = {}
+            for entry_id in dict.fromkeys(ids):
+                with contextlib.suppress(NotFound):
+                    owns[entry_id] = self._own_sections(searcher, entry_id)
+            meanings = {} if lexical else self._record_meanings(list(owns))
+            allowed = _like_filter(searcher, kinds)
+            return {
+                entry_id: self._related(
+                    searcher, own, limit, kinds, allowed, meanings.get(entry_id)
+                )
+                for entry_id, own in owns.items()
+            }
+
+        return self._with_index(ask)
+
+    def _own_sections(self, searcher, entry_id: str) -> list[dict]:  # type: ignore[no-untyped-def]
         own = [f for f in searcher.documents(record=entry_id) if "section" in f["roles"]]
         if not own:
             raise NotFound(f"no entry with id {entry_id!r} in {self.root}")
         own.sort(key=lambda f: f["meta"]["position"])
+        return own
+
+    def _record_meanings(self, records: list[str]) -> dict[str, semantic.Meaning]:
+        """``_record_meaning`` of each record it can give one for, batched."""
+        store = self._vectors()
+        if store is None:
+            return {}
+        vectors = {r: v for r in records if (v := store.record_vector(r)) is not None}
+        if not vectors:
+            return {}
+        import numpy as np  # only with the semantic extra, which installs it
+
+        batch = semantic.meanings(store, np.stack(list(vectors.values())))
+        return dict(zip(vectors, batch, strict=True))
+
+    def _related(  # type: ignore[no-untyped-def]
+        self,
+        searcher,
+        own: list[dict],
+        limit: int,
+        kinds: Sequence[str],
+        allowed,
+        meaning: semantic.Meaning | None,
+    ) -> list[Hit]:
+        """More-like-this for one record, given its section documents (in order), the
+        record documents of ``kinds`` as a document set, and its meaning (or None)."""
+        entry_id = own[0]["record"]
         text = "\n\n".join(f["meta"]["text"] for f in own)
         path = own[0]["path"]
         mine = searcher.document_number(uid=own[0]["uid"])
-        like = Or([Term("kind", kind) for kind in kinds])
-        meaning = None if lexical else self._record_meaning(entry_id)
         results = searcher.more_like(
             mine,
             "body",
             text=f"{own[0]['heading']}\n{text}",
             top=limit + 1,
             numterms=12,
-            filter=And([Term("roles", "record"), like]),
+            filter=allowed,
         )
         hits = []
         for hit in results:
@@ -613,6 +676,13 @@ class SearchIndex:
         if meaning is not None:
             hits = _fuse_related(searcher, meaning, hits, (path, entry_id), kinds)
         return hits[:limit]
+
+
+def _like_filter(searcher, kinds: Sequence[str]) -> BitSet:  # type: ignore[no-untyped-def]
+    """The record documents of ``kinds``, as the document set Whoosh would make of the
+    filter query on every search (made once, a batch reuses it)."""
+    query = And([Term("roles", "record"), Or([Term("kind", kind) for kind in kinds])])
+    return BitSet(searcher.docs_for_query(query), size=searcher.doc_count_all())
 
 
 def _completions(reader, words: list[str]) -> list[Query]:  # type: ignore[no-untyped-def]

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from memsite import Memory, semantic
 from memsite.chunks import Chunk, chunk_file
 from memsite.cli import cli
+from memsite.index import SearchIndex
 
 MODEL_MODULES = ("wordllama", "numpy", "tokenizers", "safetensors")
 
@@ -454,3 +455,16 @@ def test_only_the_semantic_module_imports_the_model_or_numpy() -> None:
             if any(n.split(".")[0] in MODEL_MODULES for n in names):
                 offenders.append(path.name)
     assert set(offenders) <= {"semantic.py"}
+
+
+@pytest.mark.parametrize("lexical", [True, False], ids=["lexical", "hybrid"])
+def test_related_many_gives_each_entry_what_related_gives_it(sample: Path, lexical: bool) -> None:
+    if not lexical:
+        require_model()
+    wanted = [e.id for e in Memory(sample).entries() if e.kind in ("decision", "learning")]
+    with SearchIndex(sample) as index:
+        batch = index.related_many([*wanted, "no-such-entry"], limit=5, lexical=lexical)
+        one_by_one = {entry: index.related(entry, limit=5, lexical=lexical) for entry in wanted}
+    assert list(batch) == wanted  # an id the index does not know is left out
+    assert batch == one_by_one  # same hits, same order, same scores
+    assert all(batch.values())
