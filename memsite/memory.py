@@ -352,12 +352,13 @@ class Memory:
         tree.check_root(self.root)
         supersedes = fields.get("supersedes")
         written: dict[str, str] = {}
+        beside = self._ids_beside(rel, now.date())
 
         def compose(current: str) -> str:
             taken = _ids_in(current, rel)
             if supersedes is not None and supersedes not in taken:
                 raise NotFound(f"--supersedes {supersedes!r}: no decision with that id in {rel}")
-            entry_id = next_free_id(f"{now.date().isoformat()}-{slugify(title)}", taken)
+            entry_id = next_free_id(f"{now.date().isoformat()}-{slugify(title)}", taken | beside)
             written["id"] = entry_id
             entry = Entry(entry_id, kind, "cold", title, now.date(), fields=fields, body=body)
             head = (
@@ -386,6 +387,23 @@ class Memory:
                     context.updated = now.isoformat()
                     hot.save(self.root, context)
         return entry_id
+
+    def _ids_beside(self, rel: str, day: dt.date) -> set[str]:
+        """Ids of ``day`` in the other files whose ids share its namespace (the two cold files
+        and the day log), so a decision, a learning and an activity with the same title on the
+        same day get distinct ids."""
+        prefix = day.isoformat()
+        taken: set[str] = set()
+        for other in (DECISIONS, LEARNINGS, tree.day_log(self.root, day).relative_to(self.root)):
+            other = Path(other).as_posix()
+            if other == rel:
+                continue
+            try:
+                text = (self.root / other).read_text("utf-8", errors="replace")
+            except OSError:
+                continue
+            taken |= {i for i in _ids_in(text, other) if i.startswith(prefix)}
+        return taken
 
     def _append_activity(
         self,
@@ -422,10 +440,12 @@ class Memory:
         rel = path.relative_to(self.root).as_posix()
         fields = self._author_field(author)
         written: dict[str, str] = {}
+        beside = self._ids_beside(rel, now.date())
 
         def compose(current: str) -> str:
             entry_id = next_free_id(
-                f"{now.date().isoformat()}-{slugify(about or action)}", _ids_in(current, rel)
+                f"{now.date().isoformat()}-{slugify(about or action)}",
+                _ids_in(current, rel) | beside,
             )
             written["id"] = entry_id
             entry = Entry(

@@ -239,3 +239,19 @@ def test_a_killed_writers_temporary_file_is_cleaned_up_by_the_next_save(
     memory.pending_add("next")
     assert not leftover.exists()
     assert memory.session().pending_actions == ["next"]
+
+
+def test_a_decision_a_learning_and_an_activity_of_the_same_title_and_day_get_distinct_ids(
+    memory: Memory, root: Path
+) -> None:
+    from memsite.check import check_tree
+
+    at = "2026-06-08T10:00:00"
+    made = [
+        memory.decide("Use Postgres", why="w", at=at),
+        memory.learn("Use Postgres", category="db", at=at),
+        memory.log("Use Postgres", at=at),
+    ]
+    assert len(set(made)) == 3
+    assert sorted(e.id for e in memory.entries() if e.title == "Use Postgres") == sorted(made)
+    assert [p for p in check_tree(root) if p.severity == "error"] == []
