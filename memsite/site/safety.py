@@ -13,19 +13,20 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..markup import outside_fences, split_lines
+from ..markup import fence_closes, fence_open, split_lines
 from ..redact import find_secrets
 
 _SAFE_SCHEMES = {"http", "https", "mailto", "ftp"}
 _SCHEME = re.compile(r"^([a-z][a-z0-9+.\-]*):")
-_INLINE_LINK = re.compile(r"(!?\[)([^\]\n]*)\]\(\s*<?([^)\s>]*)")
+# every link and image target: "](" and the URL after it, whatever the link text holds
+_LINK_TARGET = re.compile(r"\]\(\s*<?([^)\s>]*)")
 _REFERENCE = re.compile(r"^( {0,3})\[([^\]\n]+)\]:\s*<?(\S*?)>?(\s|$)")
 _AUTOLINK_CHARS = re.compile(r"[\x00-\x20]")
 _CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 
 
 def _unsafe_url(url: str) -> bool:
-    plain = _AUTOLINK_CHARS.sub("", html.unescape(url)).lower()
+    plain = _AUTOLINK_CHARS.sub("", html.unescape(url)).lower().lstrip("<")
     found = _SCHEME.match(plain)
     return bool(found) and found.group(1) not in _SAFE_SCHEMES
 
@@ -43,14 +44,39 @@ def _escape_prose(line: str) -> str:
 
 
 def _escape_plain(text: str) -> str:
-    text = text.replace("<", "&lt;")
+    # "<" would open raw HTML, "{" an attr_list block ("{: onclick=... }") that sets attributes
+    text = text.replace("<", "&lt;").replace("{", "&#123;")
 
     def link(match: re.Match[str]) -> str:
-        if _unsafe_url(match.group(3)):
-            return "\\" + match.group(0)
+        # "(" becomes an entity, so no link starts, whatever the link text holds; a
+        # backslash would not do: the text's own backslash before it would escape it
+        if not match.group(1) or _unsafe_url(match.group(1)):
+            return "]&#40;" + match.group(0)[2:]
         return match.group(0)
 
-    return _INLINE_LINK.sub(link, text)
+    return _LINK_TARGET.sub(link, text)
+
+
+def _outside_closed_fences(lines: list[str]) -> list[tuple[int, bool]]:
+    """Like ``outside_fences``, but a fence that never closes is not code: the renderer
+    shows its lines as prose (raw HTML included), so they are escaped as prose."""
+    marks: list[tuple[int, bool]] = []
+    unclosable: dict[str, int] = {}  # fence char -> shortest fence found to never close
+    index = 0
+    while index < len(lines):
+        opened = fence_open(lines[index])
+        if opened and opened[1] < unclosable.get(opened[0], opened[1] + 1):
+            closer = next(
+                (j for j in range(index + 1, len(lines)) if fence_closes(lines[j], opened)), None
+            )
+            if closer is not None:
+                marks.extend((j, False) for j in range(index, closer + 1))
+                index = closer + 1
+                continue
+            unclosable[opened[0]] = opened[1]  # a longer one of the same char cannot close
+        marks.append((index, True))
+        index += 1
+    return marks
 
 
 def escape_markdown(text: str) -> str:
@@ -58,13 +84,13 @@ def escape_markdown(text: str) -> str:
     links to ``javascript:`` and other script schemes are shown, never followed."""
     lines = split_lines(text)
     out = list(lines)
-    for index, outside in outside_fences(lines):
+    for index, outside in _outside_closed_fences(lines):
         if not outside:
             continue
         line = lines[index]
         reference = _REFERENCE.match(line)
         if reference and _unsafe_url(reference.group(3)):
-            line = reference.group(1) + "\\" + line[len(reference.group(1)) :]
+            line = reference.group(1) + "&#91;" + line[len(reference.group(1)) + 1 :]
         out[index] = _escape_prose(line)
     return "\n".join(out)
 
