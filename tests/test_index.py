@@ -225,3 +225,165 @@ def test_an_index_damaged_inside_its_segments_is_rebuilt_when_read(
         hits = fresh.search("LockError timeout", lexical=True)
         assert hits[0].id.endswith("lockerror-without-a-timeout")
     assert len(notices) == 1 and "rebuilding it from the markdown" in notices[0]
+
+
+# -- faults: damaged files, stale locks, kills during updates --------------------------
+
+
+def _damage(path: Path, how: str) -> None:
+    data = path.read_bytes()
+    if how == "truncated":
+        path.write_bytes(data[: len(data) // 2])
+    elif how == "deleted":
+        path.unlink()
+    else:  # garbage from the middle on, as a crash of a disk or of a copy could leave
+        middle = len(data) // 2
+        path.write_bytes(data[:middle] + b"\xa5\x00garbage" * max(1, (len(data) - middle) // 9))
+
+
+@pytest.mark.parametrize("how", ["truncated", "deleted", "garbage"])
+@pytest.mark.parametrize("which", ["state.json", "*.toc", "*.seg"])
+def test_a_damaged_index_file_is_healed_with_one_notice(
+    mem: Memory, root: Path, notices: list[str], which: str, how: str
+) -> None:
+    mem.index()
+    mem.close()
+    targets = list(_index_folder(root).glob(which))
+    assert targets
+    for path in targets:
+        _damage(path, how)
+    notices.clear()
+    with Memory(root, notify=notices.append) as fresh:
+        assert ids(fresh.search("LockError timeout", lexical=True))[0].endswith(
+            "lockerror-without-a-timeout"
+        )
+        assert ids(fresh.search("postgres failover", lexical=True))[0].endswith(
+            "adopt-postgres-for-sessions"
+        )
+        assert len(fresh.search("kind:decision", lexical=True)) == 1
+    assert len(notices) == 1 and "\n" not in notices[0], notices
+    assert "rebuilding it from the markdown" in notices[0]
+
+
+def test_an_index_of_another_schema_is_rebuilt_with_a_notice(
+    mem: Memory, root: Path, notices: list[str]
+) -> None:
+    mem.index()
+    state_path = _index_folder(root) / "state.json"
+    state = json.loads(state_path.read_text())
+    state["schema"] = -1
+    state_path.write_text(json.dumps(state))
+    notices.clear()
+    assert ids(mem.search("postgres", lexical=True))[0].endswith("adopt-postgres-for-sessions")
+    assert len(notices) == 1 and "another version" in notices[0]
+
+
+HOLDER = textwrap.dedent(
+    """
+    import sys, time
+    import whoosh.index
+    from memsite.index import SearchIndex
+    index = SearchIndex(__import__("pathlib").Path(sys.argv[1]))
+    index.refresh()
+    with index._locked():  # memsite's lock and Whoosh's writer lock, held until killed
+        writer = whoosh.index.open_dir(str(index.folder)).writer()
+        print("holding", flush=True)
+        time.sleep(600)
+    """
+)
+
+
+def test_locks_left_by_a_killed_indexer_do_not_block_the_next_search(
+    mem: Memory, root: Path
+) -> None:
+    mem.index()
+    mem.close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(root)], stdout=subprocess.PIPE, text=True
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+    holder.kill()
+    holder.communicate()
+    folder = _index_folder(root)
+    assert (folder / "MAIN_WRITELOCK").exists() and list(folder.parent.glob("*.lock"))
+    # the lock files stay behind; the next writer and search go on (well under Whoosh's
+    # 60 s lock timeout, which the subprocess timeout would turn into a failure)
+    script = (
+        "import sys; from memsite import Memory; m = Memory(sys.argv[1]); "
+        "i = m.log('after the kill', at='2026-06-05T10:00:00'); "
+        "assert [h.id for h in m.search('after the kill', lexical=True)][:1] == [i]; "
+        "m.index(rebuild=True); print('ok')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(root)], capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+INDEXER = textwrap.dedent(
+    """
+    import sys
+    from memsite import Memory
+    root, seed = sys.argv[1], int(sys.argv[2])
+    memory = Memory(root, author="indexer")
+    memory.index()
+    print("ready", flush=True)
+    for i in range(10**6):
+        memory.learn(f"Finding k{seed}x{i} about kills", category="kill", why="index load " * 40,
+                     at=f"2026-06-{1 + i % 9:02d}T10:00:{i % 60:02d}")
+        if i % 3 == 0:
+            memory.index(rebuild=(i % 6 == 0))
+        else:
+            memory.search(f"k{seed}x{i}", lexical=True)
+    """
+)
+
+
+def kill_indexers(root: Path, kills: int, seed: int) -> dict[str, int]:
+    """Start an indexing process, SIGKILL it after a random 0-250 ms, check search; repeat."""
+    import random
+    import signal
+
+    rng = random.Random(seed)
+    figures = {"kills": 0, "notices": 0, "entries": 0, "searches": 0}
+    for n in range(kills):
+        worker = subprocess.Popen(
+            [sys.executable, "-c", INDEXER, str(root), str(n)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert worker.stdout is not None and worker.stdout.readline().strip() == "ready"
+        import time
+
+        time.sleep(rng.uniform(0, 0.25))
+        worker.send_signal(signal.SIGKILL)
+        _, err = worker.communicate()
+        assert worker.returncode == -signal.SIGKILL, err
+        figures["kills"] += 1
+        notices: list[str] = []
+        with Memory(root, notify=notices.append) as memory:
+            learnings = memory.entries("learning")
+            found = memory.search("kind:learning kills", limit=100_000, lexical=True)
+            assert sorted(ids(found)) == sorted(e.id for e in learnings), f"after kill {n + 1}"
+            for entry in learnings[-3:]:
+                marker = entry.title.split()[1]
+                assert ids(memory.search(marker, lexical=True))[:1] == [entry.id]
+            figures["searches"] += 4
+            figures["entries"] = len(learnings)
+        assert all("\n" not in notice for notice in notices)
+        figures["notices"] += len(notices)
+    return figures
+
+
+def test_indexers_killed_at_random_moments_leave_an_index_that_heals(root: Path) -> None:
+    figures = kill_indexers(root, kills=20, seed=5)
+    assert figures["kills"] == 20 and figures["entries"] > 0
+
+
+@pytest.mark.slow
+def test_two_hundred_indexer_kills(root: Path) -> None:
+    kills = int(os.environ.get("MEMSITE_KILLS", "200"))
+    figures = kill_indexers(root, kills=kills, seed=11)
+    print("\nindex kills:", json.dumps(figures))
+    assert figures["kills"] == kills
