@@ -536,6 +536,17 @@ def meanings(store: Store, queries: np.ndarray) -> list[Meaning]:
     return found
 
 
+def record_meanings(store: Store, records: Iterable[str]) -> dict[str, Meaning]:
+    """How close each of ``records`` is to every other (``Meaning`` of its vector), for the
+    records the store holds, batched by :func:`meanings`."""
+    import numpy as np
+
+    vectors = {r: v for r in records if (v := store.record_vector(r)) is not None}
+    if not vectors:
+        return {}
+    return dict(zip(vectors, meanings(store, np.stack(list(vectors.values()))), strict=True))
+
+
 def _dot(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     """``matrix @ vector`` without BLAS: multi-threaded BLAS is 3-6x slower on a small box."""
     import numpy as np
