@@ -30,7 +30,7 @@ NOW = dt.datetime(2026, 6, 8, 14, 30, 5)
 # unshrunk example is reported as it is.
 PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
 FAST = settings(
-    max_examples=20, deadline=None, phases=PHASES, suppress_health_check=list(HealthCheck)
+    max_examples=15, deadline=None, phases=PHASES, suppress_health_check=list(HealthCheck)
 )
 SLOW = settings(
     max_examples=600, deadline=None, phases=PHASES, suppress_health_check=list(HealthCheck)

@@ -373,11 +373,14 @@ def kill_indexers(root: Path, kills: int, seed: int) -> dict[str, int]:
             figures["entries"] = len(learnings)
         assert all("\n" not in notice for notice in notices)
         figures["notices"] += len(notices)
+    # a killed rebuild leaves its half-written folder beside the index (never read)
+    figures["left_build_folders"] = len(list((root.parent / ".memsite" / "index").glob(".build-*")))
     return figures
 
 
 def test_indexers_killed_at_random_moments_leave_an_index_that_heals(root: Path) -> None:
     figures = kill_indexers(root, kills=20, seed=5)
+    print("\nindex kills:", json.dumps(figures))
     assert figures["kills"] == 20 and figures["entries"] > 0
 
 
