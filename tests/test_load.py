@@ -163,6 +163,7 @@ def run_load(tmp_path: Path, writers: int, count: int) -> dict[str, float]:
             hits = memory.search(marker, kind=kind, lexical=True)
             assert [h.id for h in hits[:1]] == [entry_id], (marker, [h.id for h in hits])
 
+    checked = time.monotonic()
     built = subprocess.run(
         [sys.executable, "-m", "memsite", "--root", str(root), "build", "--site-dir"]
         + [str(tmp_path / "final-site")],
@@ -176,6 +177,8 @@ def run_load(tmp_path: Path, writers: int, count: int) -> dict[str, float]:
         "searches": searches,
         "builds": builds,
         "seconds": round(elapsed, 1),
+        "check_and_search_seconds": round(checked - started - elapsed, 1),
+        "final_build_seconds": round(time.monotonic() - checked, 1),
         "total_seconds": round(time.monotonic() - started, 1),
     }
 
