@@ -352,13 +352,14 @@ class Memory:
         tree.check_root(self.root)
         supersedes = fields.get("supersedes")
         written: dict[str, str] = {}
-        beside = self._ids_beside(rel, now.date())
+        base = f"{now.date().isoformat()}-{slugify(title)}"
+        beside = self._ids_beside(rel, now.date(), base)
 
         def compose(current: str) -> str:
             taken = _ids_in(current, rel)
             if supersedes is not None and supersedes not in taken:
                 raise NotFound(f"--supersedes {supersedes!r}: no decision with that id in {rel}")
-            entry_id = next_free_id(f"{now.date().isoformat()}-{slugify(title)}", taken | beside)
+            entry_id = next_free_id(base, taken | beside)
             written["id"] = entry_id
             entry = Entry(entry_id, kind, "cold", title, now.date(), fields=fields, body=body)
             head = (
@@ -388,21 +389,26 @@ class Memory:
                     hot.save(self.root, context)
         return entry_id
 
-    def _ids_beside(self, rel: str, day: dt.date) -> set[str]:
-        """Ids of ``day`` in the other files whose ids share its namespace (the two cold files
-        and the day log), so a decision, a learning and an activity with the same title on the
-        same day get distinct ids."""
-        prefix = day.isoformat()
+    def _ids_beside(self, rel: str, day: dt.date, base: str) -> set[str]:
+        """Ids ``base`` or ``base-N`` already stored in the other files whose ids share the
+        namespace of ``rel`` (the two cold files and the day log), so a decision, a learning
+        and an activity with the same title on the same day get distinct ids. Found by plain
+        substring search: this runs on every write, and cold files grow large."""
         taken: set[str] = set()
         for other in (DECISIONS, LEARNINGS, tree.day_log(self.root, day).relative_to(self.root)):
-            other = Path(other).as_posix()
-            if other == rel:
+            if Path(other).as_posix() == rel:
                 continue
             try:
                 text = (self.root / other).read_text("utf-8", errors="replace")
             except OSError:
                 continue
-            taken |= {i for i in _ids_in(text, other) if i.startswith(prefix)}
+            for marker in ("<!-- id: ", "**Id:** "):
+                at = text.find(marker + base)
+                while at != -1:
+                    end = text.find("\n", at)
+                    line = text[at + len(marker) : end if end != -1 else len(text)]
+                    taken.add(line.removesuffix("-->").strip())
+                    at = text.find(marker + base, at + 1)
         return taken
 
     def _append_activity(
@@ -440,13 +446,11 @@ class Memory:
         rel = path.relative_to(self.root).as_posix()
         fields = self._author_field(author)
         written: dict[str, str] = {}
-        beside = self._ids_beside(rel, now.date())
+        base = f"{now.date().isoformat()}-{slugify(about or action)}"
+        beside = self._ids_beside(rel, now.date(), base)
 
         def compose(current: str) -> str:
-            entry_id = next_free_id(
-                f"{now.date().isoformat()}-{slugify(about or action)}",
-                _ids_in(current, rel) | beside,
-            )
+            entry_id = next_free_id(base, _ids_in(current, rel) | beside)
             written["id"] = entry_id
             entry = Entry(
                 entry_id,
