@@ -63,7 +63,8 @@ def main() -> None:
 
     n = len(secrets)
     print(
-        f"secret texts: {n} ({kinds} kinds x {args.seeds} random bodies); innocent: {len(innocent)}"
+        f"secret texts: {n} ({n // args.seeds} shapes of {kinds} kinds x {args.seeds} random "
+        f"bodies); innocent: {len(innocent)}"
     )
     print()
     print("| | write time (`redact`) | build time (`find_secrets`) |")
