@@ -37,7 +37,7 @@ from typing import TypeVar
 
 import whoosh
 import whoosh.index
-from whoosh import highlight
+from whoosh import classify, highlight
 from whoosh.analysis import StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 from whoosh.query import (
@@ -252,7 +252,11 @@ class SearchIndex:
         checked = time.time_ns()
         self.folder.parent.mkdir(parents=True, exist_ok=True)
         self._write_gitignore()
-        fresh = Path(tempfile.mkdtemp(prefix=".build-", dir=self.folder.parent))
+        # builds run under the tree's lock: folders of earlier builds are from killed ones
+        for kind in (".build", ".old"):
+            for stale in self.folder.parent.glob(f"{kind}-{self.folder.name}-*"):
+                shutil.rmtree(stale, ignore_errors=True)
+        fresh = Path(tempfile.mkdtemp(prefix=f".build-{self.folder.name}-", dir=self.folder.parent))
         try:
             ix = whoosh.index.create_in(str(fresh), SCHEMA)
             files, count = {}, 0
@@ -272,7 +276,7 @@ class SearchIndex:
                 raise
             writer.commit()
             _write_json(fresh / "state.json", self._state(files, checked))
-            trash = self.folder.parent / f".old-{os.getpid()}-{time.time_ns()}"
+            trash = self.folder.parent / f".old-{self.folder.name}-{os.getpid()}-{time.time_ns()}"
             with contextlib.suppress(FileNotFoundError):
                 os.rename(self.folder, trash)
             os.rename(fresh, self.folder)
@@ -653,7 +657,7 @@ class SearchIndex:
             chunk = _chunk(opening)
             hits.append(span_hit(Span((chunk,), chunk, score), _plain(chunk.body)))
         if meaning is not None:
-            hits = _fuse_related(likeness, meaning, hits, (path, entry_id), kinds)
+            hits = _fuse_related(likeness, meaning, hits, (path, entry_id), kinds, limit)
         return hits[:limit]
 
 
@@ -681,13 +685,15 @@ class _Likeness:
         self.reader = searcher.reader()
         self.scores: dict[str, dict[int, float]] = {}
         self.openings: dict[tuple[str, str], dict | None] = {}
+        self.stats = _ReaderStats(self.reader)
 
     def top(self, text: str, mine: int | None, count: int) -> list[tuple[float, int]]:
         """``(score, document)`` of the ``count`` allowed documents most like ``text``, best
         first, ties in document order (Whoosh's order), leaving out document ``mine``."""
-        terms = self.searcher.key_terms_from_text(
-            "body", text, numterms=self.NUMTERMS, normalize=False
-        )
+        # what searcher.key_terms_from_text does, with the reader's statistics remembered
+        expander = classify.Expander(self.stats, "body", model=classify.Bo1Model)
+        expander.add_text(text)
+        terms = expander.expanded_terms(self.NUMTERMS, normalize=False)
         total: dict[int, float] = {}
         for word, boost in terms:
             for number, score in self._term_scores(word).items():
@@ -731,6 +737,38 @@ class _Likeness:
                     matcher.skip_to(allowed[start])
         self.scores[word] = found
         return found
+
+
+class _ReaderStats:
+    """The reader statistics Whoosh's key-term expander asks for, remembered: it looks up
+    every word of a text, and the texts of a batch share most of their words."""
+
+    def __init__(self, reader) -> None:  # type: ignore[no-untyped-def]
+        self.reader = reader
+        self.schema = reader.schema
+        self.count = reader.doc_count_all()
+        self.lengths: dict[str, int] = {}
+        self.known: dict[tuple[str, bytes], bool] = {}
+        self.frequencies: dict[tuple[str, bytes], float] = {}
+
+    def doc_count_all(self) -> int:
+        return self.count
+
+    def field_length(self, field: str) -> int:
+        if field not in self.lengths:
+            self.lengths[field] = self.reader.field_length(field)
+        return self.lengths[field]
+
+    def __contains__(self, term: tuple[str, bytes]) -> bool:
+        if term not in self.known:
+            self.known[term] = term in self.reader
+        return self.known[term]
+
+    def frequency(self, field: str, text: bytes) -> float:
+        key = (field, text)
+        if key not in self.frequencies:
+            self.frequencies[key] = self.reader.frequency(field, text)
+        return self.frequencies[key]
 
 
 def _completions(reader, words: list[str]) -> list[Query]:  # type: ignore[no-untyped-def]
@@ -792,22 +830,36 @@ def _add_meaning(searcher, meaning, groups, sizes, filters: Filters) -> set[str]
 
 
 def _fuse_related(  # type: ignore[no-untyped-def]
-    likeness: _Likeness, meaning, hits: list[Hit], own: tuple[str, str], kinds: Sequence[str]
+    likeness: _Likeness,
+    meaning,
+    hits: list[Hit],
+    own: tuple[str, str],
+    kinds: Sequence[str],
+    limit: int,
 ) -> list[Hit]:
     """More-like-this hits and the records closest in meaning, ranked by the sum of their
-    normalised scores (the same fusion as search, at record level)."""
+    normalised scores (the same fusion as search, at record level); the best ``limit``."""
     found = {(hit.path, hit.record): hit for hit in hits}
+    near: dict[tuple[str, str], dict] = {}  # close in meaning only: made into hits if chosen
     for path, record in meaning.best_records(RECORD_POOL + 1):
-        if (path, record) == own or (path, record) in found:
+        key = (path, record)
+        if key == own or key in found or key in near:
             continue
         opening = likeness.opening(path, record)
         if opening is not None and opening["kind"] in kinds:
-            chunk = _chunk(opening)
-            found[(path, record)] = span_hit(Span((chunk,), chunk, 0.0), _plain(chunk.body))
-    top = max((hit.score for hit in found.values()), default=0.0) or 1.0
-    close = meaning.scaled_records([record for _, record in found])
-    fused = {key: hit.score / top + close.get(key[1], 0.0) for key, hit in found.items()}
-    return [replace(found[key], score=fused[key]) for key in sorted(found, key=lambda k: -fused[k])]
+            near[key] = opening
+    scores = {key: hit.score for key, hit in found.items()} | dict.fromkeys(near, 0.0)
+    top = max(scores.values(), default=0.0) or 1.0
+    close = meaning.scaled_records([record for _, record in scores])
+    fused = {key: score / top + close.get(key[1], 0.0) for key, score in scores.items()}
+    chosen = []
+    for key in sorted(scores, key=lambda k: -fused[k])[:limit]:
+        if key in found:
+            chosen.append(replace(found[key], score=fused[key]))
+        else:
+            chunk = _chunk(near[key])
+            chosen.append(span_hit(Span((chunk,), chunk, fused[key]), _plain(chunk.body)))
+    return chosen
 
 
 def _record_documents(searcher, path: str, record: str) -> list[dict]:  # type: ignore[no-untyped-def]
