@@ -373,8 +373,11 @@ def kill_indexers(root: Path, kills: int, seed: int) -> dict[str, int]:
             figures["entries"] = len(learnings)
         assert all("\n" not in notice for notice in notices)
         figures["notices"] += len(notices)
-    # a killed rebuild leaves its half-written folder beside the index (never read)
-    figures["left_build_folders"] = len(list((root.parent / ".memsite" / "index").glob(".build-*")))
+    # a killed rebuild leaves its half-written folder beside the index (never read); the
+    # next rebuild removes it, so at most the last kill's folder is left
+    left = list((root.parent / ".memsite" / "index").glob(".build-*"))
+    figures["left_build_folders"] = len(left)
+    assert len(left) <= 1, left
     return figures
 
 
