@@ -582,8 +582,10 @@ class SearchIndex:
 
         def ask(searcher) -> list[Hit]:  # type: ignore[no-untyped-def]
             own = self._own_sections(searcher, entry_id)
+            likeness = _Likeness(searcher, kinds)
+            hits = self._alike(searcher, own, limit, likeness)
             meaning = None if lexical else self._record_meaning(entry_id)
-            return self._related(searcher, own, limit, kinds, _Likeness(searcher, kinds), meaning)
+            return _with_meaning(likeness, meaning, hits, own, kinds, limit)
 
         return self._with_index(ask)
 
@@ -609,9 +611,10 @@ class SearchIndex:
                     owns[entry_id] = self._own_sections(searcher, entry_id)
             meanings = {} if lexical else self._record_meanings(list(owns))
             likeness = _Likeness(searcher, kinds)
+            alike = {e: self._alike(searcher, own, limit, likeness) for e, own in owns.items()}
             return {
-                entry_id: self._related(
-                    searcher, own, limit, kinds, likeness, meanings.get(entry_id)
+                entry_id: _with_meaning(
+                    likeness, meanings.get(entry_id), alike[entry_id], own, kinds, limit
                 )
                 for entry_id, own in owns.items()
             }
@@ -630,17 +633,9 @@ class SearchIndex:
         store = self._vectors()
         return {} if store is None else semantic.record_meanings(store, records)
 
-    def _related(  # type: ignore[no-untyped-def]
-        self,
-        searcher,
-        own: list[dict],
-        limit: int,
-        kinds: Sequence[str],
-        likeness: _Likeness,
-        meaning: semantic.Meaning | None,
-    ) -> list[Hit]:
-        """More-like-this for one record, given its section documents (in order), the
-        scorer of record documents of ``kinds``, and its meaning (or None)."""
+    def _alike(self, searcher, own: list[dict], limit: int, likeness: _Likeness) -> list[Hit]:  # type: ignore[no-untyped-def]
+        """More-like-this hits for one record, given its section documents in order: up to
+        ``limit + 1`` allowed records other than itself (:func:`_with_meaning` keeps ``limit``)."""
         entry_id = own[0]["record"]
         text = "\n\n".join(f["meta"]["text"] for f in own)
         path = own[0]["path"]
@@ -656,9 +651,7 @@ class SearchIndex:
                 opening = likeness.opening(fields["path"], fields["record"])
             chunk = _chunk(opening)
             hits.append(span_hit(Span((chunk,), chunk, score), _plain(chunk.body)))
-        if meaning is not None:
-            hits = _fuse_related(likeness, meaning, hits, (path, entry_id), kinds, limit)
-        return hits[:limit]
+        return hits
 
 
 class _Likeness:
@@ -827,6 +820,21 @@ def _add_meaning(searcher, meaning, groups, sizes, filters: Filters) -> set[str]
                 sizes[(path, record)] = fields["meta"]["size"]
                 groups.setdefault((path, record), {})
     return seeds
+
+
+def _with_meaning(  # type: ignore[no-untyped-def]
+    likeness: _Likeness,
+    meaning,
+    hits: list[Hit],
+    own: list[dict],
+    kinds: Sequence[str],
+    limit: int,
+) -> list[Hit]:
+    """The related hits of a record: its more-like-this ``hits``, fused with its meaning
+    when there is one, the best ``limit``."""
+    if meaning is None:
+        return hits[:limit]
+    return _fuse_related(likeness, meaning, hits, (own[0]["path"], own[0]["record"]), kinds, limit)
 
 
 def _fuse_related(  # type: ignore[no-untyped-def]
