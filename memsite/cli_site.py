@@ -37,6 +37,14 @@ def _mkdocs_log(level: str) -> Iterator[None]:
         logger.setLevel(before)
 
 
+config_file_option = click.option(
+    "--config-file",
+    "-f",
+    type=click.Path(path_type=Path),
+    help="MkDocs configuration (default: ./mkdocs.yml, else a built-in one).",
+)
+
+
 @cli.command()
 @click.option(
     "--site-dir", type=click.Path(path_type=Path), help="Where to write the site (default: site/)."
@@ -51,12 +59,7 @@ def _mkdocs_log(level: str) -> Iterator[None]:
     metavar="DIR",
     help="Only write the pages as markdown (and a plugin-free mkdocs.yml) into DIR.",
 )
-@click.option(
-    "--config-file",
-    "-f",
-    type=click.Path(path_type=Path),
-    help="MkDocs configuration (default: ./mkdocs.yml, else a built-in one).",
-)
+@config_file_option
 @click.pass_context
 def build(
     ctx: click.Context,
@@ -91,12 +94,7 @@ def build(
 @click.option(
     "--dev-addr", metavar="IP:PORT", help="Address to serve on (default: 127.0.0.1:8000)."
 )
-@click.option(
-    "--config-file",
-    "-f",
-    type=click.Path(path_type=Path),
-    help="MkDocs configuration (default: ./mkdocs.yml, else a built-in one).",
-)
+@config_file_option
 @click.pass_context
 def serve(ctx: click.Context, dev_addr: str | None, config_file: Path | None) -> None:
     """Serve the site locally; it rebuilds when a memory file changes."""
