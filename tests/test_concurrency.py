@@ -287,6 +287,7 @@ def git(cwd: Path, *args: str) -> str:
 
 def memsite(repo: Path, *args: str) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
     done = subprocess.run(
         [sys.executable, "-m", "memsite", "--root", str(repo / "memory"), *args],
         capture_output=True,
@@ -304,8 +305,13 @@ def clone(origin: Path, path: Path, name: str, *, diff3: bool = True) -> Path:
     if diff3:
         # git's union driver refines the two sides' additions against each other and keeps
         # a line both sides added only once (a "- **Category:** testing", a closing fence);
-        # with conflictStyle diff3 it keeps both sides whole. See the xfail test below.
-        git(path, "config", "merge.conflictStyle", "diff3")
+        # with conflictStyle diff3 it keeps both sides whole. A clone does not inherit local
+        # git settings; `memsite init` in the clone sets it (and overwrites nothing).
+        # See the xfail test below.
+        said = memsite(path, "init")
+        assert "set git merge.conflictStyle=diff3" in said
+        assert git(path, "config", "merge.conflictStyle").strip() == "diff3"
+        assert git(path, "status", "--porcelain") == ""
     return path
 
 
