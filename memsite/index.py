@@ -159,6 +159,11 @@ class SearchIndex:
         self._searcher = None  # reused between queries while state.json is unchanged
         self._searcher_stamp = -1
         self._state_cache: tuple[tuple[int, int, int], dict] | None = None
+        # Files chunked by the last index update, kept until the vectors have been brought up
+        # to date from them (with the semantic extra): a fresh build then chunks each file
+        # once, not once for Whoosh and again for the embeddings.
+        self._chunked: dict[str, tuple[tuple[int, int, int], tuple[bytes, list[Chunk]]]] = {}
+        self._keep_chunked = semantic.available()
 
     # -- keeping it fresh -------------------------------------------------------------
 
@@ -234,10 +239,21 @@ class SearchIndex:
     def _read(self, rel: str) -> tuple[bytes, list[Chunk]] | None:
         path = self.root / rel
         try:
+            stat = path.stat()
+            key = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+            kept = self._chunked.get(rel)
+            if kept is not None and kept[0] == key:
+                return kept[1]
             raw = path.read_bytes()
-            day = dt.date.fromtimestamp(path.stat().st_mtime)
+            day = dt.date.fromtimestamp(stat.st_mtime)
         except OSError:
             return None
+        read = self._chunk(rel, raw, day)
+        if self._keep_chunked:
+            self._chunked[rel] = (key, read)
+        return read
+
+    def _chunk(self, rel: str, raw: bytes, day: dt.date) -> tuple[bytes, list[Chunk]]:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
@@ -533,11 +549,14 @@ class SearchIndex:
             path: f"{entry[2]}:{CHUNK_VERSION}"
             for path, entry in self._load_state()["files"].items()
         }
-        return semantic.update(
-            self.folder.parent / f"{self.folder.name}.vectors.npz",
-            files,
-            lambda rel: read[1] if (read := self._read(rel)) is not None else None,
-        ).store
+        try:
+            return semantic.update(
+                self.folder.parent / f"{self.folder.name}.vectors.npz",
+                files,
+                lambda rel: read[1] if (read := self._read(rel)) is not None else None,
+            ).store
+        finally:
+            self._chunked.clear()
 
     def _meaning(self, text: str) -> semantic.Meaning | None:
         """How close ``text`` is to every section and record; None without the extra."""
