@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from .errors import InvalidInput
 
@@ -33,6 +33,12 @@ jobs:
         with:
           python-version: "3.12"
       - run: python -m pip install memsite
+      # the search index is a cache: restoring the last one makes the build incremental
+      - uses: actions/cache@v4
+        with:
+          path: {cache}
+          key: memsite-index-${{{{ github.sha }}}}
+          restore-keys: memsite-index-
       - run: memsite{root} check
       - run: memsite{root} build --strict --site-dir site
       - uses: actions/upload-pages-artifact@v3
@@ -55,6 +61,11 @@ _GITLAB = """\
 # commits to the default branch also publish it with GitLab Pages (the `pages` job).
 .memsite:
   image: python:3.12-slim
+  # the search index is a cache: keeping it between pipelines makes the build incremental
+  cache:
+    key: memsite-index
+    paths:
+      - {cache}
   before_script:
     - python -m pip install memsite
   script:
@@ -79,10 +90,12 @@ pages:
 def render_workflow(kind: str, root: str = "memory") -> tuple[str, str]:
     """The path (relative to the repository) and text of the workflow for ``kind``."""
     option = "" if root in ("memory", "./memory", "") else f" --root {root}"
+    parent = PurePosixPath(root or "memory").parent
+    cache = ".memsite/" if str(parent) == "." else f"{parent}/.memsite/"
     if kind == "github":
-        return GITHUB_PATH, _GITHUB.format(root=option)
+        return GITHUB_PATH, _GITHUB.format(root=option, cache=cache)
     if kind == "gitlab":
-        return GITLAB_PATH, _GITLAB.format(root=option)
+        return GITLAB_PATH, _GITLAB.format(root=option, cache=cache)
     raise InvalidInput(f"--ci {kind!r}: expected github or gitlab")
 
 

@@ -239,6 +239,7 @@ def test_init_ci_writes_a_workflow_that_checks_builds_strict_and_publishes(
     yaml.safe_load(text)
     assert "pip install memsite" in text and "memsite check" in text
     assert "memsite build --strict" in text
+    assert ".memsite/" in text  # the index cache is kept between runs
     assert ("deploy-pages" in text) if kind == "github" else ("pages:" in text and "public" in text)
     again = CliRunner().invoke(cli, ["init", "--ci", kind])
     assert f"kept    {tmp_path / path}" in again.output
