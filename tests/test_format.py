@@ -158,7 +158,7 @@ STRUCTURE = "\n".join(
         "Setext text",
         "===",
         "- **Why:** looks like a field",
-    "<!-- id: looks-like-an-id -->",
+        "<!-- id: looks-like-an-id -->",
         "```",
         "an unclosed fence",
         "\\## already escaped",

@@ -28,9 +28,18 @@ SECRETS = [
     ("github token", f"cloned with ghp_{rand(AZ09, 36)} yesterday"),
     ("github token", f"GH_TOKEN=github_pat_{rand(AZ09 + '_', 82)}"),
     ("gitlab token", f"glpat-{rand(B64URL, 20)}"),
-    ("slack token", f"bot token xoxb-{rand(string.digits, 12)}-{rand(string.digits, 13)}-{rand(AZ09, 24)}"),
-    ("slack webhook", f"https://hooks.slack.com/services/T{rand(UP09, 8)}/B{rand(UP09, 8)}/{rand(AZ09, 24)}"),
-    ("discord webhook", f"https://discord.com/api/webhooks/{rand(string.digits, 18)}/{rand(B64URL, 68)}"),
+    (
+        "slack token",
+        f"bot token xoxb-{rand(string.digits, 12)}-{rand(string.digits, 13)}-{rand(AZ09, 24)}",
+    ),
+    (
+        "slack webhook",
+        f"https://hooks.slack.com/services/T{rand(UP09, 8)}/B{rand(UP09, 8)}/{rand(AZ09, 24)}",
+    ),
+    (
+        "discord webhook",
+        f"https://discord.com/api/webhooks/{rand(string.digits, 18)}/{rand(B64URL, 68)}",
+    ),
     ("openai key", f"OPENAI_API_KEY=sk-proj-{rand(B64URL, 48)}"),
     ("openai key", f"the key sk-{rand(AZ09, 48)} was pasted"),
     ("anthropic key", f"sk-ant-api03-{rand(B64URL, 93)}"),
@@ -47,10 +56,26 @@ SECRETS = [
     ("digitalocean token", f"dop_v1_{rand(HEX, 64)}"),
     ("telegram bot token", f"{rand(string.digits, 10)}:AA{rand(B64URL, 33)}"),
     ("jwt", f"Cookie: eyJ{rand(B64URL, 20)}.eyJ{rand(B64URL, 40)}.{rand(B64URL, 43)}"),
-    ("private key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + rand(AZ09, 60) + "\n-----END RSA PRIVATE KEY-----"),
-    ("private key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn" + rand(AZ09, 60) + "\n-----END OPENSSH PRIVATE KEY-----"),
-    ("azure storage key", f"DefaultEndpointsProtocol=https;AccountName=x;AccountKey={rand(AZ09 + '+/', 86)}=="),
-    ("connection string password", f"DATABASE_URL=postgres://app:{rand(AZ09, 16)}@db.internal:5432/auth"),
+    (
+        "private key",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEow"
+        + rand(AZ09, 60)
+        + "\n-----END RSA PRIVATE KEY-----",
+    ),
+    (
+        "private key",
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn"
+        + rand(AZ09, 60)
+        + "\n-----END OPENSSH PRIVATE KEY-----",
+    ),
+    (
+        "azure storage key",
+        f"DefaultEndpointsProtocol=https;AccountName=x;AccountKey={rand(AZ09 + '+/', 86)}==",
+    ),
+    (
+        "connection string password",
+        f"DATABASE_URL=postgres://app:{rand(AZ09, 16)}@db.internal:5432/auth",
+    ),
     ("bearer token", f"curl -H 'Authorization: Bearer {rand(B64URL, 40)}'"),
     ("password", "login failed with password=hunter2hunter2"),
     ("password", 'config: {"password": "Tr0ub4dor&3"}'),
@@ -80,7 +105,9 @@ INNOCENT = [
 ]
 
 
-@pytest.mark.parametrize(("kind", "text"), SECRETS, ids=[f"{i}-{k}" for i, (k, _) in enumerate(SECRETS)])
+@pytest.mark.parametrize(
+    ("kind", "text"), SECRETS, ids=[f"{i}-{k}" for i, (k, _) in enumerate(SECRETS)]
+)
 def test_every_secret_shape_is_redacted_visibly(kind: str, text: str) -> None:
     clean, found = redact(text)
     assert [f.kind for f in found] == [kind]
