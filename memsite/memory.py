@@ -430,45 +430,33 @@ class Memory:
         # appending under a shared hold means an entry never lands in a fresh copy of a log
         # that prune just archived
         with storage.lock(self.root / "warm", shared=True):
-            return self._append_to_day_log(now, action, details, result, body, author, about)
+            path = tree.day_log(self.root, now.date())
+            rel = path.relative_to(self.root).as_posix()
+            fields = self._author_field(author)
+            written: dict[str, str] = {}
+            base = f"{now.date().isoformat()}-{slugify(about or action)}"
+            beside = self._ids_beside(rel, now.date(), base)
 
-    def _append_to_day_log(
-        self,
-        now: dt.datetime,
-        action: str,
-        details: dict[str, str],
-        result: str,
-        body: str,
-        author: str | None,
-        about: str | None,
-    ) -> str:
-        path = tree.day_log(self.root, now.date())
-        rel = path.relative_to(self.root).as_posix()
-        fields = self._author_field(author)
-        written: dict[str, str] = {}
-        base = f"{now.date().isoformat()}-{slugify(about or action)}"
-        beside = self._ids_beside(rel, now.date(), base)
+            def compose(current: str) -> str:
+                entry_id = next_free_id(base, _ids_in(current, rel) | beside)
+                written["id"] = entry_id
+                entry = Entry(
+                    entry_id,
+                    "activity",
+                    "warm",
+                    action,
+                    now.date(),
+                    now.time(),
+                    fields,
+                    body=body,
+                    details=details,
+                    result=result,
+                )
+                head = "" if current.strip() else f"# {now.date().isoformat()}\n\n"
+                return head + render_entry(entry)
 
-        def compose(current: str) -> str:
-            entry_id = next_free_id(base, _ids_in(current, rel) | beside)
-            written["id"] = entry_id
-            entry = Entry(
-                entry_id,
-                "activity",
-                "warm",
-                action,
-                now.date(),
-                now.time(),
-                fields,
-                body=body,
-                details=details,
-                result=result,
-            )
-            head = "" if current.strip() else f"# {now.date().isoformat()}\n\n"
-            return head + render_entry(entry)
-
-        storage.append(self.root, path, compose)
-        return written["id"]
+            storage.append(self.root, path, compose)
+            return written["id"]
 
     def _archive(
         self, context: HotContext, now: dt.datetime, action: str, summary: str | None
