@@ -22,7 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from memsite.redact import find_secrets, redact  # noqa: E402
+from memsite.store.redact import find_secrets, redact  # noqa: E402
 
 
 def secret_lists(seeds: int) -> tuple[list[tuple[str, str]], list[str]]:

@@ -30,11 +30,11 @@ from functools import cache
 from pathlib import Path
 
 from memsite import Memory
-from memsite.chunks import Chunk, chunk_file
-from memsite.evaluation import Labelled, evaluate, read_queries
-from memsite.format import classify
-from memsite.index import SearchIndex
-from memsite.query import parse_query
+from memsite.search.chunks import Chunk, chunk_file
+from memsite.search.evaluation import Labelled, evaluate, read_queries
+from memsite.search.index import SearchIndex
+from memsite.search.query import parse_query
+from memsite.store.format import classify
 
 REPO = Path(__file__).resolve().parent.parent
 WINDOW = 2_000

@@ -34,9 +34,10 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 
-from memsite import Memory, semantic
-from memsite.chunks import Chunk, chunk_file
-from memsite.evaluation import Outcome, Report, judge, read_queries
+from memsite import Memory
+from memsite.search import semantic
+from memsite.search.chunks import Chunk, chunk_file
+from memsite.search.evaluation import Outcome, Report, judge, read_queries
 
 REPO = Path(__file__).resolve().parent.parent
 MODES = (("lexical", True), ("hybrid", False))
@@ -158,7 +159,7 @@ def footprint() -> tuple[float, list[str]]:
 LOAD = """
 import time
 start = time.perf_counter()
-from memsite import semantic
+from memsite.search import semantic
 model = semantic.load()
 loaded = time.perf_counter()
 model.embed_one("warm up")

@@ -6,7 +6,7 @@ The default is about a year of one busy agent on a software team: 500 decisions 
 superseding earlier ones), 500 learnings, their warm-log pointers, ~50 activities a day,
 sessions that end, a handful of hand-written notes (decision records, runbooks) and a live
 hot context. ``OUT_DIR`` ends up holding exactly ``--entries`` entries, rendered with
-``memsite.format.render_entry`` in the layout ``Memory`` writes, without going through the
+``memsite.store.format.render_entry`` in the layout ``Memory`` writes, without going through the
 locked API (which would take minutes for a year). Output is a pure function of the
 arguments: the same seed gives the same bytes.
 
@@ -25,11 +25,11 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memsite.format import DECISIONS, LEARNINGS, next_free_id
-from memsite.format import render_entry as _render
-from memsite.markup import slugify
-from memsite.model import Entry, HotContext
-from memsite.tree import init_tree
+from memsite.store.format import DECISIONS, LEARNINGS, next_free_id
+from memsite.store.format import render_entry as _render
+from memsite.store.markup import slugify
+from memsite.store.model import Entry, HotContext
+from memsite.store.tree import init_tree
 
 END = dt.date(2026, 11, 27)  # fixed, so the output never depends on the clock
 

@@ -2,7 +2,7 @@
 
 from .errors import InvalidInput, MemsiteError, NotFound, UnsafePath, WriteFailed
 from .memory import Memory, SessionStart
-from .model import Entry, HotContext
+from .store.model import Entry, HotContext
 
 __version__ = "0.1.0"
 

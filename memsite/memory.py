@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import hot, inputs, storage, tree
-from .dates import parse_at
 from .errors import InvalidInput, NotFound
-from .format import DECISIONS, LEARNINGS, next_free_id, parse_entries, render_entry
-from .markup import slugify
-from .model import Entry, HotContext
-from .redact import redact
+from .store import hot, inputs, storage, tree
+from .store.dates import parse_at
+from .store.format import DECISIONS, LEARNINGS, next_free_id, parse_entries, render_entry
+from .store.markup import slugify
+from .store.model import Entry, HotContext
+from .store.redact import redact
 
 _STORED_ID = re.compile(r"^(?:<!-- id: (\S+) -->|[-*+] \*\*Id:\*\* ?(.*))$", re.MULTILINE)
 _ENTRY_HEADING = re.compile(r"^ {0,3}#{2,3}[ \t]", re.MULTILINE)
@@ -499,7 +499,7 @@ class Memory:
         if self._search_index is None:
             import weakref
 
-            from .index import SearchIndex
+            from .search.index import SearchIndex
 
             self._search_index = SearchIndex(self.root, self.cache_dir, notify=self._notice)
             # the index keeps a searcher open between queries; close it with this object
@@ -533,14 +533,14 @@ class Memory:
         until: str | dt.date | None = None,
         lexical: bool = False,
     ) -> list[Any]:
-        """The best ``limit`` hits (``memsite.ranking.Hit``) for a natural-language query.
+        """The best ``limit`` hits (``memsite.search.ranking.Hit``) for a natural-language query.
 
         Quoted phrases must occur; ``kind:``, ``tier:``, ``category:``, ``tag:``, ``date:``,
         ``since:``, ``until:`` and ``path:`` in the query filter like the keyword arguments.
         With the ``semantic`` extra installed the ranking also weighs meaning (issue 6);
         ``lexical=True`` ranks by words alone.
         """
-        from .query import make_filters, parse_query
+        from .search.query import make_filters, parse_query
 
         if limit < 1:
             raise InvalidInput("limit must be 1 or more")
@@ -552,7 +552,7 @@ class Memory:
     def recall(self, prompt: str, budget: int = 1500, limit: int = 8, lexical: bool = False) -> Any:
         """The memory most relevant to ``prompt`` that fits ``budget`` tokens (``Recalled``:
         ``.markdown`` is the block to inject, ``.hits`` what it holds)."""
-        from .recall import fit_recall, site_url
+        from .search.recall import fit_recall, site_url
 
         if budget < 1:
             raise InvalidInput("budget must be 1 token or more")
@@ -562,10 +562,10 @@ class Memory:
     def prime(self, task: str | None = None, budget: int = 40000, lexical: bool = False) -> Any:
         """The session-start payload (``Primed``): persona, hot context, relevant decisions
         and learnings, recent activity, each capped by its share of ``budget`` tokens."""
-        from .chunks import chunk_file
-        from .format import PERSONA
-        from .ranking import Span, span_hit
-        from .recall import ACTIVITY_DAYS, PrimeInputs, render_prime, site_url
+        from .search.chunks import chunk_file
+        from .search.ranking import Span, span_hit
+        from .search.recall import ACTIVITY_DAYS, PrimeInputs, render_prime, site_url
+        from .store.format import PERSONA
 
         if budget < 1:
             raise InvalidInput("budget must be 1 token or more")
@@ -617,8 +617,8 @@ class Memory:
         """Recall@k and MRR@10 of this memory's search over a labelled JSON-lines file."""
         from functools import cache
 
-        from .chunks import chunk_file
-        from .evaluation import evaluate, read_queries
+        from .search.chunks import chunk_file
+        from .search.evaluation import evaluate, read_queries
 
         labelled = read_queries(Path(queries))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from memsite import Memory
-from memsite.tree import init_tree
+from memsite.store.tree import init_tree
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "memory"

@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from memsite import Memory
-from memsite.check import check_tree
 from memsite.cli import cli
+from memsite.store.check import check_tree
 
 
 def problems(root: Path) -> list[str]:

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from memsite import Memory
-from memsite.check import check_tree
-from memsite.tree import init_tree, read_tree
+from memsite.store.check import check_tree
+from memsite.store.tree import init_tree, read_tree
 
 DAY = "2026-06-08"
 AT = f"{DAY}T10:00:00"

@@ -7,9 +7,9 @@ import datetime as dt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memsite.format import parse_entries, render_entry
-from memsite.inputs import multi_line, one_line
-from memsite.model import Entry
+from memsite.store.format import parse_entries, render_entry
+from memsite.store.inputs import multi_line, one_line
+from memsite.store.model import Entry
 
 DAY = dt.date(2026, 6, 8)
 

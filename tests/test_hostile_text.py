@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from memsite import Memory
 from memsite.errors import InvalidInput
-from memsite.tree import init_tree
+from memsite.store.tree import init_tree
 
 NOW = dt.datetime(2026, 6, 8, 14, 30, 5)
 # Shrinking a failure of a whole write-read-search-render round trip can take minutes; the
@@ -214,7 +214,7 @@ def round_trip(title: str, why: str, body: str, action: str, detail: str, result
 
 
 def memory_check(root: Path):  # type: ignore[no-untyped-def]
-    from memsite.check import check_tree
+    from memsite.store.check import check_tree
 
     return check_tree(root)
 

@@ -55,24 +55,82 @@ def offenders(allowed, *prefixes: str) -> list[str]:
     return found
 
 
+WINGS = ("store", "search", "site", "cli")
+
+
+def wing(module: str) -> str:
+    """The wing a module belongs to (``store``, ``search``, ``site``, ``cli``), or its own
+    name for the modules at the top of the package (``memory``, ``errors``, ...)."""
+    parts = module.split(".")
+    if parts[0] != "memsite" or len(parts) == 1:
+        return module
+    return "memsite" if parts[1] == "__version__" else parts[1]
+
+
 def is_cli(module: str) -> bool:
-    leaf = module.rpartition(".")[2]
-    return module == "memsite.__main__" or leaf == "cli" or leaf.startswith("cli_")
+    return module == "memsite.__main__" or wing(module) == "cli"
+
+
+# What each wing may import of memsite: the store is the bottom, the CLI the top.
+MAY_IMPORT = {
+    "store": {"errors", "store"},
+    "search": {"errors", "store", "search"},
+    "site": {"errors", "store", "search", "site"},
+    "memory": {"errors", "store", "search", "memory"},
+    "cli": {"errors", "store", "search", "site", "memory", "cli", "memsite"},
+}
+
+
+def wing_offenders(module_wing: str) -> list[str]:
+    """``module imports name`` for each memsite import of a ``module_wing`` module that the
+    wing's rules do not allow."""
+    allowed = MAY_IMPORT[module_wing]
+    found = []
+    for module, names in MODULES.items():
+        if wing(module) != module_wing:
+            continue
+        for name in sorted(names):
+            if name.split(".")[0] != "memsite" or name == "memsite":
+                if name == "memsite" and "memsite" not in allowed:
+                    found.append(f"{module} imports {name}")
+                continue
+            target = wing(name)
+            if target not in allowed and target.partition(".")[0] not in allowed:
+                found.append(f"{module} imports {name}")
+    return found
 
 
 def test_the_package_was_found() -> None:
-    assert {"memsite.memory", "memsite.cli", "memsite.format", "memsite.storage"} <= set(MODULES)
+    assert {
+        "memsite.memory",
+        "memsite.cli",
+        "memsite.store.format",
+        "memsite.store.storage",
+        "memsite.search.ranking",
+        "memsite.site.plugin",
+    } <= set(MODULES)
+    for name in WINGS:
+        assert (PACKAGE / name / "__init__.py").is_file()
 
 
-def test_only_the_index_module_imports_whoosh() -> None:
-    assert offenders(lambda m: m == "memsite.index", "whoosh") == []
+@pytest.mark.parametrize("module_wing", sorted(MAY_IMPORT))
+def test_imports_point_down_the_wings(module_wing: str) -> None:
+    assert wing_offenders(module_wing) == []
+
+
+def test_a_broken_direction_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rule really looks: a store module that imported the index would be reported."""
+    module = "memsite.store.format"
+    monkeypatch.setitem(MODULES, module, MODULES[module] | {"memsite.search.index"})
+    assert wing_offenders("store") == [f"{module} imports memsite.search.index"]
+
+
+def test_only_the_index_modules_import_whoosh() -> None:
+    assert offenders(lambda m: m.startswith("memsite.search.index"), "whoosh") == []
 
 
 def test_only_the_site_modules_import_mkdocs_jinja_nh3_or_markdown() -> None:
-    def is_site(module: str) -> bool:
-        return module == "memsite.site" or module.startswith("memsite.site.")
-
-    assert offenders(is_site, "mkdocs", "jinja2", "nh3", "markdown") == []
+    assert offenders(lambda m: wing(m) == "site", "mkdocs", "jinja2", "nh3", "markdown") == []
 
 
 def test_nothing_but_the_cli_modules_imports_the_cli() -> None:
@@ -84,9 +142,19 @@ def test_the_library_never_imports_click() -> None:
 
 
 def test_relative_imports_are_resolved() -> None:
-    sample = PACKAGE / "format.py"
+    sample = PACKAGE / "store" / "format.py"
     names = imported_names(sample)
-    assert "memsite.markup" in names and "memsite.model.Entry" in names  # relative, resolved
+    assert "memsite.store.markup" in names and "memsite.store.model.Entry" in names
+
+
+def test_no_module_outgrows_one_idea() -> None:
+    """STYLE.md: split a module before it passes ~400 lines."""
+    long = {
+        str(p.relative_to(PACKAGE)): n
+        for p in PACKAGE.rglob("*.py")
+        if (n := len(p.read_text("utf-8").splitlines())) > 420
+    }
+    assert long == {}
 
 
 # -- what a write command really loads ---------------------------------------------------

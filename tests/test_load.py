@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from memsite import Memory
-from memsite.tree import init_tree
+from memsite.store.tree import init_tree
 
 WRITER = """
 import os, subprocess, sys, time

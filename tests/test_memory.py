@@ -244,7 +244,7 @@ def test_a_killed_writers_temporary_file_is_cleaned_up_by_the_next_save(
 def test_a_decision_a_learning_and_an_activity_of_the_same_title_and_day_get_distinct_ids(
     memory: Memory, root: Path
 ) -> None:
-    from memsite.check import check_tree
+    from memsite.store.check import check_tree
 
     at = "2026-06-08T10:00:00"
     made = [

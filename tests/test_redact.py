@@ -7,7 +7,7 @@ import string
 
 import pytest
 
-from memsite.redact import redact
+from memsite.store.redact import redact
 
 _rng = random.Random(7)
 

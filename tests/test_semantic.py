@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from memsite import Memory, semantic
-from memsite.chunks import Chunk, chunk_file
+from memsite import Memory
 from memsite.cli import cli
-from memsite.index import SearchIndex
+from memsite.search import semantic
+from memsite.search.chunks import Chunk, chunk_file
+from memsite.search.index import SearchIndex
 
 MODEL_MODULES = ("wordllama", "numpy", "tokenizers", "safetensors")
 
@@ -71,7 +72,7 @@ def test_model_loads_and_answers_with_the_network_forbidden(tmp_path: Path) -> N
         socket.create_connection = refuse
         socket.getaddrinfo = refuse
 
-        from memsite import semantic
+        from memsite.search import semantic
 
         model = semantic.load()
         vectors = model.embed(["Replace MongoDB with Postgres", "why did we stop using mongo"])
@@ -299,7 +300,7 @@ def test_importing_memsite_loads_no_model_code(tmp_path: Path) -> None:
     result = run_python(
         """
         import sys
-        import memsite, memsite.semantic
+        import memsite, memsite.search.semantic
         print(sorted(m for m in MODULES if m in sys.modules))
         """.replace("MODULES", repr(MODEL_MODULES)),
         tmp_path,

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from memsite import Memory
 from memsite.cli import cli
-from memsite.tree import init_tree
-from memsite.workflows import render_workflow
+from memsite.site.workflows import render_workflow
+from memsite.store.tree import init_tree
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "memory"

@@ -11,7 +11,7 @@ from memsite import Memory
 from memsite.site import charts
 from memsite.site.pages import build_site, is_excluded
 from memsite.site.render import Renderer
-from memsite.tree import init_tree
+from memsite.store.tree import init_tree
 
 NOW = dt.datetime(2026, 3, 25, 9, 0)
 HOSTILE = (
@@ -215,7 +215,7 @@ def test_related_entries_are_listed_under_decisions_and_learnings(tree):
 
 
 def test_related_entries_from_the_real_search_index(tree):
-    pytest.importorskip("memsite.index")
+    pytest.importorskip("memsite.search.index")
     root, ids = tree
     site = build_site(root, NOW)
     timeline = site.page("decisions/index.md").markdown

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MemsiteError, NotFound
-from ..tree import check_root
+from ..store.tree import check_root
 
 CONFIG = "mkdocs.yml"
 

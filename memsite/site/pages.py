@@ -17,12 +17,12 @@ from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..format import PERSONA, classify, front_matter
-from ..hot import CONTEXT, BrokenContext
-from ..hot import load as load_context
-from ..markup import heading_level, outside_fences, slugify, split_lines
-from ..memory import Memory
-from ..model import Entry, HotContext
+from ..store.format import PERSONA, classify, front_matter
+from ..store.hot import CONTEXT, BrokenContext
+from ..store.hot import load as load_context
+from ..store.markup import heading_level, outside_fences, slugify, split_lines
+from ..store.model import Entry, HotContext
+from ..store.tree import check_root, read_tree
 from . import charts
 from .render import Renderer, anchor, relative
 
@@ -110,28 +110,18 @@ Lookup = Callable[[str, int], Iterable[Any]]
 def index_lookup(root: Path, ids: list[str]) -> tuple[Lookup | None, Callable[[], None]]:
     """The related-entries lookup of the search index, opened once for the whole build
     (a year of memory asks it a thousand times), and how to close it."""
-    try:
-        from ..index import SearchIndex
-    except ImportError:
-        SearchIndex = None  # noqa: N806 -- the search module is optional here
-    if SearchIndex is not None and hasattr(SearchIndex, "related_many"):
-        # a batch API (ids -> hits) can refresh once and share one filter across queries
-        index = SearchIndex(root)
-        batch: dict[str, list[Any]] = {}
+    from ..search.index import SearchIndex
 
-        def lookup(entry_id: str, limit: int) -> list[Any]:
-            if not batch:
-                batch.update(index.related_many(ids, limit=limit))
-            return batch.get(entry_id, [])
+    # a batch API (ids -> hits) refreshes once and shares one filter across queries
+    index = SearchIndex(root)
+    batch: dict[str, list[Any]] = {}
 
-        return lookup, index.close
-    if SearchIndex is not None and hasattr(SearchIndex, "related"):
-        index = SearchIndex(root)
-        return (lambda entry_id, limit: index.related(entry_id, limit=limit)), index.close
-    related = getattr(Memory(root), "related", None)
-    if related is None:
-        return None, lambda: None
-    return (lambda entry_id, limit: related(entry_id, limit=limit)), lambda: None
+    def lookup(entry_id: str, limit: int) -> list[Any]:
+        if not batch:
+            batch.update(index.related_many(ids, limit=limit))
+        return batch.get(entry_id, [])
+
+    return lookup, index.close
 
 
 def related_hits(lookup: Lookup, ids: list[str], limit: int = 5) -> dict[str, list[Any]]:
@@ -219,7 +209,8 @@ def _first_heading(markdown: str) -> str:
 
 
 def _read(root: Path, exclude: tuple[str, ...], related: bool | Lookup) -> _Tree:
-    read = Memory(root).read()
+    check_root(root)
+    read = read_tree(root)
     entries = [e for e in read.parsed.entries if not is_excluded(e.path, exclude)]
     sizes = {rel: len(text.encode("utf-8")) for rel, text in read.texts.items()}
     sizes = {rel: size for rel, size in sizes.items() if not is_excluded(rel, exclude)}

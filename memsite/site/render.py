@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import NotFound
-from ..markup import heading_level, outside_fences, slugify, split_lines
+from ..store.markup import heading_level, outside_fences, slugify, split_lines
 from .safety import escape_inline, escape_markdown
 
 PACKAGE = Path(__file__).resolve().parent.parent

@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..markup import fence_closes, fence_open, split_lines
-from ..redact import find_secrets
+from ..store.markup import fence_closes, fence_open, split_lines
+from ..store.redact import find_secrets
 
 _SAFE_SCHEMES = {"http", "https", "mailto", "ftp"}
 _SCHEME = re.compile(r"^([a-z][a-z0-9+.\-]*):")

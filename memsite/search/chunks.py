@@ -20,9 +20,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from . import markup
-from .format import classify, front_matter, note_date, note_id, note_title, parse_entries
-from .model import Entry
+from ..store import markup
+from ..store.format import classify, front_matter, note_date, note_id, note_title, parse_entries
+from ..store.model import Entry
 
 CHUNK_VERSION = 2  # bump when chunking changes: indexes built before are rebuilt
 SPLIT_LEVEL = 3  # notes split at headings h1-h3; deeper headings stay inside their section

@@ -14,8 +14,8 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field, replace
 
-from .dates import parse_date
-from .errors import InvalidInput
+from ..errors import InvalidInput
+from ..store.dates import parse_date
 
 _FILTER = re.compile(
     r'(?<!\S)(kind|tier|category|tags?|path|date|since|until):(?:"([^"]*)"|(\S+))', re.IGNORECASE

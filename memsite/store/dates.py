@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from .errors import InvalidInput
+from ..errors import InvalidInput
 
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _TIME = re.compile(r"^(\d{2}):(\d{2})(?::(\d{2}))?$")

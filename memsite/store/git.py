@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from .errors import InvalidInput
+from ..errors import InvalidInput
 
 
 def run(root: Path, *args: str) -> bytes:

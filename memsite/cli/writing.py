@@ -1,111 +1,18 @@
-"""The ``memsite`` command line: each command parses options, makes one library call, echoes.
+"""Commands that write memory: init, session, progress, pending, decide, learn, log, check, prune.
 
-Heavy modules (the index, the site) are imported inside the commands that need them, so the
-write commands stay fast.
+Each parses its options, makes one ``Memory`` call, and echoes.
 """
 
 from __future__ import annotations
 
-import functools
 import json
-import os
-import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
-from . import __version__
-from .dates import parse_at
-from .errors import InvalidInput, MemsiteError
-from .memory import Memory
-
-
-class _Group(click.Group):
-    """Turns library errors and OS errors into one line on stderr and exit code 1."""
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except MemsiteError as err:
-            raise click.ClickException(str(err)) from None
-        except OSError as err:
-            where = f"{err.filename}: " if err.filename else ""
-            raise click.ClickException(f"{where}{err.strerror or err}") from None
-
-
-def _memory(ctx: click.Context, **kwargs: Any) -> Memory:
-    root = ctx.find_root().params.get("root") or os.environ.get("MEMSITE_ROOT") or "memory"
-    return Memory(
-        root, notify=lambda message: click.echo(f"memsite: {message}", err=True), **kwargs
-    )
-
-
-def _validate_at(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is None:
-        return None
-    try:
-        parse_at(value)
-    except InvalidInput as err:
-        raise click.BadParameter(str(err)) from None
-    return value
-
-
-def text_or_stdin(value: str | None, name: str) -> str | None:
-    """``value``, or standard input read strictly as UTF-8 when ``value`` is ``-``."""
-    if value != "-":
-        return value
-    raw = sys.stdin.buffer.read()
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise InvalidInput(
-            f"{name} -: standard input is not UTF-8 (bad byte at offset {err.start})"
-        ) from None
-
-
-def write_command(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Add the options every write command shares; the command receives ``memory`` (honouring
-    ``--allow-secrets``) and ``write`` (the ``body``, ``at`` and ``author`` keywords)."""
-
-    @functools.wraps(func)
-    def wrapper(
-        at: str | None, body: str | None, author: str | None, allow_secrets: bool, **kwargs: Any
-    ) -> Any:
-        memory = _memory(click.get_current_context(), allow_secrets=allow_secrets)
-        write = {"body": text_or_stdin(body, "--body"), "at": at, "author": author}
-        return func(memory=memory, write=write, **kwargs)
-
-    for option in (
-        click.option(
-            "--allow-secrets",
-            is_flag=True,
-            help="Keep secret-looking text instead of redacting it.",
-        ),
-        click.option("--author", help="Who wrote this (default: $MEMSITE_AUTHOR)."),
-        click.option("--body", help="Longer text under the entry; '-' reads standard input."),
-        click.option(
-            "--at",
-            callback=_validate_at,
-            metavar="ISO-8601",
-            help="When it happened (backfill), e.g. 2026-06-08T14:30:00.",
-        ),
-    ):
-        wrapper = option(wrapper)
-    return wrapper
-
-
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="memsite")
-@click.option(
-    "--root",
-    type=click.Path(path_type=str),
-    metavar="DIR",
-    help="The memory tree (default: $MEMSITE_ROOT, else ./memory).",
-)
-def cli(root: str | None) -> None:
-    """memsite: an agent's memory as plain markdown, searchable and published as a site."""
+from ..memory import Memory
+from .app import _memory, _validate_at, cli, write_command
 
 
 @cli.command()
@@ -118,7 +25,7 @@ def cli(root: str | None) -> None:
 @click.pass_context
 def init(ctx: click.Context, directory: str | None, ci: str | None) -> None:
     """Create a memory tree (never overwrites anything)."""
-    from .tree import init_tree
+    from ..store.tree import init_tree
 
     target = Path(directory) if directory else _memory(ctx).root
     created, kept = init_tree(target)
@@ -130,13 +37,13 @@ def init(ctx: click.Context, directory: str | None, ci: str | None) -> None:
         f"hot/ (the live session) is git-ignored by {target / '.gitignore'}; "
         "sessions are archived into warm/ when they end."
     )
-    from .git import keep_union_merges_whole
+    from ..store.git import keep_union_merges_whole
 
     said = keep_union_merges_whole(target)
     if said:
         click.echo(said)
     if ci:
-        from .workflows import write_workflow
+        from ..site.workflows import write_workflow
 
         path, created = write_workflow(Path.cwd(), ci, target.as_posix())
         click.echo(f"created {path}" if created else f"kept    {path} (already there)")
@@ -154,7 +61,7 @@ def session() -> None:
 @click.pass_context
 def session_start(ctx: click.Context, task: str, session_id: str | None, at: str | None) -> None:
     """Start a session; an unfinished one is reported and archived first."""
-    from .hot import render
+    from ..store.hot import render
 
     memory = _memory(ctx)
     started = memory.start_session(task, session_id, at=at)
@@ -183,7 +90,7 @@ def session_start(ctx: click.Context, task: str, session_id: str | None, at: str
 @click.pass_context
 def session_show(ctx: click.Context, as_json: bool) -> None:
     """Where were we? The live session as markdown (or JSON)."""
-    from .hot import render
+    from ..store.hot import render
 
     memory = _memory(ctx)
     context = memory.session()
@@ -313,7 +220,7 @@ def log(
 @click.pass_context
 def check(ctx: click.Context, since: str | None) -> None:
     """Validate the tree; prints path:line: message, exits 1 on errors."""
-    from .check import audit_since, check_tree
+    from ..store.check import audit_since, check_tree
 
     root = _memory(ctx).root
     problems = check_tree(root)
@@ -343,11 +250,3 @@ def prune(ctx: click.Context, keep_days: int) -> None:
     for source, target in moved:
         click.echo(f"{source} -> {target}")
     click.echo(f"moved {len(moved)} log(s)", err=True)
-
-
-def main() -> None:
-    cli(prog_name="memsite")
-
-
-# Commands that live in their own modules register themselves on ``cli`` when imported.
-from . import cli_recall, cli_site  # noqa: E402,F401

@@ -1,7 +1,7 @@
 """Commands that rank memory: index, search, recall, prime, related, eval (issue 3).
 
-``cli.py`` imports this module at its very bottom, once ``cli`` exists, so the commands
-register themselves on the group here. Each parses, makes one ``Memory`` call, and echoes.
+``memsite.cli`` imports this module once ``cli`` exists, so the commands register
+themselves on the group here. Each parses, makes one ``Memory`` call, and echoes.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 
 import click
 
-from .cli import _memory, cli, text_or_stdin
-from .model import KINDS, TIERS
+from ..store.model import KINDS, TIERS
+from .app import _memory, cli, text_or_stdin
 
 LEXICAL = click.option(
     "--lexical",

@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from .errors import UnsafePath, WriteFailed
+from ..errors import UnsafePath, WriteFailed
 
 
 def inside(root: Path, target: Path) -> Path:

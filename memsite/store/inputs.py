@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from .errors import InvalidInput
+from ..errors import InvalidInput
 
 BODY_LIMIT = 1024 * 1024  # bytes of UTF-8, measured before redaction
 LINE_LIMIT = 1000  # characters, for titles, actions, tags and other one-line values

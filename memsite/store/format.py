@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from ..errors import InvalidInput
 from . import markup
 from .dates import parse_date, parse_time
-from .errors import InvalidInput
 from .model import Entry
 
 DECISIONS = "cold/decisions.md"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from .errors import InvalidInput
+from ..errors import InvalidInput
 
 GITHUB_PATH = ".github/workflows/memsite.yml"
 GITLAB_PATH = ".gitlab-ci.yml"

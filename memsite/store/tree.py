@@ -7,8 +7,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import NotFound
 from . import storage
-from .errors import NotFound
 from .format import DECISIONS, LEARNINGS, PERSONA, Parsed, Problem, parse_entries
 
 CONTEXT = "hot/context.json"

@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import InvalidInput
+from ..store.markup import heading_level, heading_text
 from .chunks import Chunk, toc_slug
-from .errors import InvalidInput
-from .markup import heading_level, heading_text
 from .ranking import Hit
 
 

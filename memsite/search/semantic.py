@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import MemsiteError
+from ..errors import MemsiteError
 from .ranking import Signal
 
 if TYPE_CHECKING:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..errors import MemsiteError
 from . import storage
-from .errors import MemsiteError
 from .model import HotContext
 
 CONTEXT = "hot/context.json"

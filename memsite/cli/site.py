@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from .cli import cli
+from .app import cli
 
 
 def _explicit_root(ctx: click.Context) -> Path | None:
@@ -70,7 +70,7 @@ def build(
     config_file: Path | None,
 ) -> None:
     """Build the memory site (MkDocs + Material); refuses to publish a secret."""
-    from .site import builder
+    from ..site import builder
 
     root = _explicit_root(ctx)
     if docs_only is not None:
@@ -98,7 +98,7 @@ def build(
 @click.pass_context
 def serve(ctx: click.Context, dev_addr: str | None, config_file: Path | None) -> None:
     """Serve the site locally; it rebuilds when a memory file changes."""
-    from .site import builder
+    from ..site import builder
 
     with _mkdocs_log("INFO"):
         builder.serve(_explicit_root(ctx), dev_addr=dev_addr, config_file=config_file)

@@ -10,7 +10,7 @@ version-mismatched index is rebuilt from the markdown, with a one-line notice.
 
 Each chunk is one *section* document; a record of several chunks also gets one *record*
 document holding all its text (a one-chunk record's document plays both roles). A query runs
-against both; :mod:`memsite.ranking` fuses the scores and merges spans.
+against both; :mod:`memsite.search.ranking` fuses the scores and merges spans.
 """
 
 from __future__ import annotations
@@ -52,11 +52,12 @@ from whoosh.query import (
     TermRange,
 )
 
-from . import semantic, tree
+from ..errors import MemsiteError, NotFound
+from ..store import tree
+from ..store.format import PERSONA
+from ..store.markup import slugify
+from . import semantic
 from .chunks import CHUNK_VERSION, Chunk, chunk_file
-from .errors import MemsiteError, NotFound
-from .format import PERSONA
-from .markup import slugify
 from .query import Filters
 from .query import Query as Parsed
 from .ranking import Hit, Signal, Span, fuse_scores, merge_spans, span_hit
