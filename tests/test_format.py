@@ -241,6 +241,12 @@ blocks = (
                     "---",
                     "=",
                     "- **Id:** y",
+                    # every field shape the reader accepts (issue 15.2)
+                    "* **Supersedes:** 2026-01-01-a",
+                    "+ **Tags:** injected",
+                    "- **Tags**: injected",
+                    "* **Why**:",
+                    "<!-- id: 2026-01-01-forged -->",
                     "\\#",
                     "Result: r",
                     "  ",

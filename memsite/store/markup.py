@@ -16,12 +16,16 @@ from collections.abc import Iterator
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+|$)")
+# A field line, every shape the reader accepts: any list marker (``-``, ``*``, ``+``) and the
+# colon inside or after the bold (``**Why:**``, ``**Why**:``). The reader (``format``) and the
+# escaping below share this one definition, so that no text written into an entry can ever be
+# read back as a field (issue 15.2).
+FIELD_SHAPE = r"[-*+] \*\*([^*\n]+?)(?::\*\*|\*\*:)"
 # Line shapes that markdown (or our own reader) would treat as structure.
 _STRUCTURE = (
     r"#{1,6}(?:[ \t]|$)"  # an ATX heading
     r"|(?:=+|-+)[ \t]*$"  # a setext underline, which turns the line above into a heading
-    r"|- \*\*[^*\n]+?:\*\*"  # a "- **Field:**" line
-    r"|`{3,}|~{3,}"  # a code fence
+    r"|" + FIELD_SHAPE + r"|`{3,}|~{3,}"  # a field line in every accepted shape; a code fence
     r"|<!-- id: "  # an entry's id trailer
 )
 _ESCAPED = re.compile(r"^( {0,3})(\\*)(?=" + _STRUCTURE + ")")
