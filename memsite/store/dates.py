@@ -49,5 +49,18 @@ def parse_at(text: str) -> dt.datetime:
             f"invalid --at {text!r}: expected ISO-8601 like 2026-06-08T14:30:00"
         ) from None
     if moment.tzinfo is not None:
-        moment = moment.astimezone().replace(tzinfo=None)
+        try:
+            moment = moment.astimezone().replace(tzinfo=None)
+        except (OverflowError, ValueError):
+            raise InvalidInput(
+                f"invalid --at {text!r}: outside the years 1-9999 in local time"
+            ) from None
     return moment.replace(microsecond=0)
+
+
+def days_before(day: dt.date, days: int) -> dt.date:
+    """``day`` minus ``days``, or the first day of year 1 when that is further back."""
+    try:
+        return day - dt.timedelta(days=days)
+    except OverflowError:
+        return dt.date.min

@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..errors import MemsiteError
+from ..errors import MemsiteError, UnsafePath
 from . import storage
 from .model import HotContext
 
 CONTEXT = "hot/context.json"
 LOCK = "hot"  # the folder is locked while the context is read-modified-written
+
+
+# A live session is a task, a step and a few lists; megabytes of it are damage, not state.
+MAX_CONTEXT = 4 * 1024 * 1024
 
 
 class BrokenContext(MemsiteError):
@@ -20,18 +24,32 @@ class BrokenContext(MemsiteError):
 def load(root: Path) -> HotContext | None:
     path = root / CONTEXT
     try:
-        raw = path.read_bytes()
+        raw = storage.read_inside(root, path)
     except FileNotFoundError:
         return None
+    except UnsafePath as err:
+        raise BrokenContext(f"{err}; replace the link with a file") from None
     except OSError as err:
         raise BrokenContext(f"{path}: cannot read ({err.strerror})") from None
+    if len(raw) > MAX_CONTEXT:
+        raise BrokenContext(
+            f"{path}: {len(raw):,} bytes, over the {MAX_CONTEXT:,}-byte limit of a live "
+            "session; fix or delete it"
+        )
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise BrokenContext(f"{path}: not valid JSON ({err}); fix or delete it") from None
+    except (ValueError, RecursionError) as err:
+        # a number of thousands of digits, or arrays nested thousands deep (issue 15.14)
+        what = "nested too deeply" if isinstance(err, RecursionError) else str(err).split(";")[0]
+        raise BrokenContext(f"{path}: not a usable session ({what}); fix or delete it") from None
     if not isinstance(data, dict) or not data.get("session_id"):
         raise BrokenContext(f"{path}: not a session (no session_id); fix or delete it")
-    return HotContext.from_dict(data)
+    try:
+        return HotContext.from_dict(data)
+    except (TypeError, ValueError, AttributeError, RecursionError) as err:
+        raise BrokenContext(f"{path}: not a session ({err}); fix or delete it") from None
 
 
 def save(root: Path, context: HotContext) -> None:

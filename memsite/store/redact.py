@@ -7,6 +7,7 @@ images and prose that merely mentions "secret" or "password" are left alone; the
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 
@@ -124,7 +125,28 @@ class Redaction:
 
 
 def redact(text: str) -> tuple[str, list[Redaction]]:
-    """Replace every secret shape in ``text``; return the new text and what was found."""
+    """Replace every secret shape in ``text``; return the new text and what was found.
+
+    The text is scanned as written and as it will render: a token written with a markdown
+    escape (``ghp\\_…``) or an HTML entity (``&#103;hp_…``) shows as the plain token on the
+    site, so it is found and redacted too (issue 15.6).
+    """
+    rendered, starts, ends = _as_rendered(text)
+    if rendered == text:
+        return _redact_plain(text)
+    found: list[Redaction] = []
+    hits: list[tuple[int, int, str]] = []
+    for kind, match in _matches(rendered):
+        prefix = match.group("prefix") if "prefix" in match.groupdict() else ""
+        start, end = starts[match.start()], ends[match.end() - 1]
+        found.append(Redaction(kind, text.count("\n", 0, start) + 1))
+        hits.append((start, end, (prefix or "") + f"[redacted: {kind}]"))
+    for start, end, marker in sorted(_disjoint(hits), reverse=True):
+        text = text[:start] + marker + text[end:]
+    return text, found
+
+
+def _redact_plain(text: str) -> tuple[str, list[Redaction]]:
     found: list[Redaction] = []
     lowered = text.lower()
     for kind, pattern, needles in _COMPILED:
@@ -132,6 +154,56 @@ def redact(text: str) -> tuple[str, list[Redaction]]:
             text = pattern.sub(_Replacer(kind, pattern, text, found), text)
             lowered = text.lower()
     return text, found
+
+
+def _matches(text: str) -> list[tuple[str, re.Match[str]]]:
+    lowered = text.lower()
+    return [
+        (kind, match)
+        for kind, pattern, needles in _COMPILED
+        if any(needle in lowered for needle in needles)
+        for match in pattern.finditer(text)
+        if "[redacted" not in match.group(0)
+    ]
+
+
+def _disjoint(hits: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The hits that do not overlap an earlier, longer one."""
+    kept: list[tuple[int, int, str]] = []
+    for hit in sorted(hits, key=lambda h: (h[0], -h[1])):
+        if not kept or hit[0] >= kept[-1][1]:
+            kept.append(hit)
+    return kept
+
+
+_ENCODED = re.compile(
+    r"\\([!-/:-@\[-`{-~])|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"
+)
+
+
+def _as_rendered(text: str) -> tuple[str, list[int], list[int]]:
+    """``text`` with markdown backslash escapes and HTML character references resolved, as a
+    reader of the site sees it, and for each of its characters the span it came from."""
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    last = 0
+    for found in _ENCODED.finditer(text):
+        for index in range(last, found.start()):
+            out.append(text[index])
+            starts.append(index)
+            ends.append(index + 1)
+        shown = found.group(1) or html.unescape(found.group(0))
+        for char in shown:
+            out.append(char)
+            starts.append(found.start())
+            ends.append(found.end())
+        last = found.end()
+    for index in range(last, len(text)):
+        out.append(text[index])
+        starts.append(index)
+        ends.append(index + 1)
+    return "".join(out), starts, ends
 
 
 class _Replacer:

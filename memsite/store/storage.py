@@ -29,6 +29,17 @@ def inside(root: Path, target: Path) -> Path:
     return real
 
 
+def read_inside(root: Path, target: Path) -> bytes:
+    """The bytes of a file of the tree, refusing (``UnsafePath``) one whose real path is
+    outside ``root``: a symlink committed to git must not make memsite read, index, inject or
+    publish a file of the machine it runs on (issue 15.4)."""
+    real_root = root.resolve()
+    real = target.resolve()
+    if real != real_root and real_root not in real.parents:
+        raise UnsafePath(f"{target}: resolves outside the memory tree ({real}); not read")
+    return real.read_bytes()
+
+
 def _describe(err: OSError) -> str:
     if err.errno == errno.ENOSPC:
         return "no space left on device"

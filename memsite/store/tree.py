@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import NotFound
+from ..errors import NotFound, UnsafePath
 from . import storage
 from .format import DECISIONS, LEARNINGS, PERSONA, Parsed, Problem, parse_entries
 
@@ -45,11 +45,32 @@ def day_log(root: Path, day: dt.date) -> Path:
     return archived if archived.exists() else root / "warm" / f"{day.isoformat()}.md"
 
 
+# What makes a folder a memory tree: any one of these. A tree of only notes/ (an imported set
+# of decision records) is a tree; a home folder or / is not, and walking it would index the
+# whole disk (issue 15.15).
+TREE_PARTS = (PERSONA, "hot", "warm", "cold", "notes")
+
+
 def check_root(root: Path) -> None:
     if root.exists() and not root.is_dir():
         raise NotFound(f"{root}: is a file, not a memory tree (give --root a folder)")
     if not root.is_dir():
         raise NotFound(f"{root}: no memory tree here (run 'memsite init {root}' or pass --root)")
+    if not any((root / part).exists() for part in TREE_PARTS):
+        raise NotFound(
+            f"{root}: not a memory tree (it holds none of persona.md, hot/, warm/, cold/, "
+            f"notes/); run 'memsite init {root}' or pass --root"
+        )
+
+
+def read_persona(root: Path) -> str | None:
+    """The text of ``persona.md``, or None when there is none or when its real path is outside
+    the tree: such a file is never read, injected or published (``check`` reports it)."""
+    try:
+        raw = storage.read_inside(root, root / PERSONA)
+    except (OSError, UnsafePath):
+        return None
+    return raw.decode("utf-8", errors="replace")
 
 
 def markdown_files(root: Path) -> tuple[list[str], list[Problem]]:
