@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from memsite import Memory
-from memsite.search.chunks import SPLIT_OVER, chunk_file, toc_slug, unique_anchor
+from memsite.search.chunks import SPLIT_OVER, chunk_file
+from memsite.search.headings import toc_slug, unique_anchor
 
 ADR = """\
 ---

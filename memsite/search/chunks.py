@@ -1,12 +1,13 @@
 """Heading chunks: the unit that search ranks and recall returns.
 
 A memsite entry (a decision, learning or day-log activity) is one chunk whose anchor is the
-entry id. Any other markdown file (a note) is split at its headings of level 1-3, found with
-markdown-it-py, so a ``#`` line inside a code fence is never a heading. Every chunk belongs to
-a *record* (the entry, or the note file; a note whose ``##`` headings start with a date is a
-hand-written log and each of those subtrees is a record) so that a section under a generic
-heading such as "Consequences" can be ranked by what its record is about. An entry longer
-than :data:`SPLIT_OVER` characters that has its own sub-headings is split the same way.
+entry id. Any other markdown file (a note) is split at its headings of level 1-3, found by
+:mod:`.headings` with markdown-it-py, so a ``#`` line inside a code fence is never a heading.
+Every chunk belongs to a *record* (the entry, or the note file; a note whose ``##`` headings
+start with a date is a hand-written log and each of those subtrees is a record) so that a
+section under a generic heading such as "Consequences" can be ranked by what its record is
+about. An entry longer than :data:`SPLIT_OVER` characters that has its own sub-headings is
+split the same way.
 
 Everything here is pure: text in, frozen values out.
 """
@@ -15,14 +16,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 
 from ..store import markup
 from ..store.format import classify, front_matter, note_date, note_id, note_title, parse_entries
 from ..store.model import Entry
+from .headings import Heading, headings
 
 CHUNK_VERSION = 2  # bump when chunking changes: indexes built before are rebuilt
 SPLIT_LEVEL = 3  # notes split at headings h1-h3; deeper headings stay inside their section
@@ -73,96 +73,6 @@ class Chunk:
             object.__setattr__(self, "body", ID_LINE.sub("", "\n".join(lines)).strip())
 
 
-def toc_slug(text: str) -> str:
-    """The anchor MkDocs' ``toc`` extension gives a heading (``markdown.extensions.toc.slugify``).
-
-    Accents are folded to ASCII, anything but word characters, spaces and ``-`` is dropped,
-    and runs of spaces or dashes become one ``-``. ``unique_anchor`` adds ``_1``, ``_2``.
-    """
-    value = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    value = re.sub(r"[^\w\s-]", "", value).strip().lower()
-    return re.sub(r"[-\s]+", "-", value)
-
-
-_COUNTED = re.compile(r"^(.*)_([0-9]+)$")
-
-
-def unique_anchor(anchor: str, taken: set[str]) -> str:
-    """Make ``anchor`` unique within a page the way MkDocs does (``x``, ``x_1``, ``x_2``)."""
-    if anchor in taken or not anchor:
-        match = _COUNTED.match(anchor)
-        base, count = (match.group(1), int(match.group(2))) if match else (anchor, 0)
-        count += 1
-        while f"{base}_{count}" in taken:
-            count += 1
-        anchor = f"{base}_{count}"
-    taken.add(anchor)
-    return anchor
-
-
-@dataclass(frozen=True)
-class _Heading:
-    start: int  # 0-based first line
-    end: int  # 0-based line after the heading (2 lines for a setext heading)
-    level: int
-    text: str
-    anchor: str
-
-
-@cache
-def _parser():  # type: ignore[no-untyped-def]
-    from markdown_it import MarkdownIt
-    from mdit_py_plugins.front_matter import front_matter_plugin
-
-    # Block structure only: inline parsing of every paragraph is most of markdown-it's time,
-    # and only heading text is needed (parsed on its own below).
-    return MarkdownIt("commonmark").use(front_matter_plugin).disable("inline")
-
-
-@cache
-def _inline_parser():  # type: ignore[no-untyped-def]
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark")
-
-
-def _inline_text(content: str) -> str:
-    """The plain text of a heading's inline markdown (``**b** `c``` gives ``b c``)."""
-    parts = []
-    for token in _inline_parser().parseInline(content):
-        parts += _plain_parts(token)
-    return "".join(parts).strip()
-
-
-def _plain_parts(token) -> list[str]:  # type: ignore[no-untyped-def]
-    parts = []
-    for child in token.children or []:
-        if child.type in ("text", "code_inline"):
-            parts.append(child.content)
-        elif child.type in ("softbreak", "hardbreak"):
-            parts.append(" ")
-    return parts
-
-
-def headings(text: str) -> list[_Heading]:
-    """Every heading of a markdown text in order, with its line span and MkDocs anchor.
-
-    Only top-level headings (not inside a blockquote or list) can start a chunk, but every
-    heading takes an anchor, as on the rendered page.
-    """
-    tokens = _parser().parse(text)
-    found = []
-    taken: set[str] = set()
-    for index, token in enumerate(tokens):
-        if token.type != "heading_open" or token.map is None:
-            continue
-        words = _inline_text(tokens[index + 1].content)
-        anchor = unique_anchor(toc_slug(words), taken)
-        if token.level == 0:
-            found.append(_Heading(token.map[0], token.map[1], int(token.tag[1]), words, anchor))
-    return found
-
-
 def chunk_file(path: str, text: str, *, fallback_date: dt.date | None = None) -> list[Chunk]:
     """Split one file of the tree into chunks (``persona.md`` gives none)."""
     text = markup.normalize_newlines(text.removeprefix("\ufeff"))
@@ -205,7 +115,7 @@ def _file_title(lines: list[str], path: str, kind: str, day: dt.date | None) -> 
     return {"decision": "Decisions", "learning": "Learnings"}.get(kind, note_title(lines, path))
 
 
-def _entry_chunks(entry: Entry, lines: list[str], found: list[_Heading], title: str) -> list[Chunk]:
+def _entry_chunks(entry: Entry, lines: list[str], found: list[Heading], title: str) -> list[Chunk]:
     start, stop = entry.line - 1, entry.end_line
     level = 3 if entry.kind == "activity" else 2
     heading = markup.heading_text(lines[start])
@@ -310,7 +220,7 @@ def _gap_chunk(
 
 
 def _note_chunks(
-    path: str, lines: list[str], found: list[_Heading], tier: str, file_date: dt.date
+    path: str, lines: list[str], found: list[Heading], tier: str, file_date: dt.date
 ) -> list[Chunk]:
     meta, after = front_matter(lines)
     title = note_title(lines, path)
@@ -376,12 +286,12 @@ def _note_chunks(
     return chunks
 
 
-def _keep_bodies(lines: list[str], found: list[_Heading]) -> list[_Heading]:
+def _keep_bodies(lines: list[str], found: list[Heading]) -> list[Heading]:
     """Drop a split point whose section would be its parent's bare heading.
 
     ``## Consequences`` followed at once by ``### Good`` becomes one chunk, not an empty one.
     """
-    kept: list[_Heading] = []
+    kept: list[Heading] = []
     for heading in found:
         previous = kept[-1] if kept else None
         if (
@@ -394,11 +304,11 @@ def _keep_bodies(lines: list[str], found: list[_Heading]) -> list[_Heading]:
     return kept
 
 
-def _has_body(lines: list[str], heading: _Heading, end: int) -> bool:
+def _has_body(lines: list[str], heading: Heading, end: int) -> bool:
     return any(line.strip() for line in lines[heading.end : end])
 
 
-def _heading_or_line_date(heading: _Heading | None, lines: list[str]) -> dt.date | None:
+def _heading_or_line_date(heading: Heading | None, lines: list[str]) -> dt.date | None:
     if heading is not None and (match := _DATE.search(heading.text)):
         return _date(match.group(1))
     return note_date(lines[1:], None) if heading is not None else None

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from ..errors import InvalidInput
 from ..store.markup import heading_level, heading_text
-from .chunks import Chunk, toc_slug
+from .chunks import Chunk
+from .headings import toc_slug
 from .ranking import Hit
 
 

@@ -1,10 +1,11 @@
 """Meaning for the ranking: an optional offline embedding model and its vector cache (issue 6).
 
-The ``semantic`` extra installs ``wordllama``, a static-embedding model whose weights ship
-inside its wheel: a text's vector is the mean of its tokens' vectors, so embedding is a table
-lookup, fast on a laptop CPU. This is the only module that imports ``wordllama`` or
-``numpy``, and it imports them inside the functions that need them, so importing memsite
-costs nothing and everything works without the extra.
+The model and what is embedded for a chunk are in :mod:`.semantic_model`; how close a query
+is to the stored vectors in :mod:`.semantic_meaning`; this module holds the vector cache and
+gives every public name of the three (``semantic.load``, ``semantic.Meaning``, ...). They are
+the only modules that import ``wordllama`` or ``numpy``, and they import them inside the
+functions that need them, so importing memsite costs nothing and everything works without
+the extra.
 
 Vectors are cached in the index cache folder, keyed by a hash of the embedded text: an
 append embeds only the new chunks, and a missing, corrupt or foreign cache file is simply
@@ -14,197 +15,69 @@ rebuilt. The cache is disposable, like the Whoosh index beside it.
 from __future__ import annotations
 
 import contextlib
-import functools
-import hashlib
-import importlib.util
 import os
-import re
 import tempfile
 import zipfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import MemsiteError
-from .ranking import Signal
+from .semantic_meaning import BLOCK, FLOOR, Meaning, cosine, meanings, minmax, record_meanings
+from .semantic_model import (
+    CONFIG,
+    DIM,
+    MAX_CHARS,
+    Embedder,
+    ModelUnavailable,
+    available,
+    document,
+    load,
+    normalise_rows,
+    package_folder,
+    text_key,
+    tokenizer_file,
+    weight_file,
+)
 
 if TYPE_CHECKING:
     import numpy as np
 
     from .chunks import Chunk
 
-CONFIG = "l2_supercat"
-DIM = 256
+__all__ = [
+    "BLOCK",
+    "CONFIG",
+    "DIM",
+    "FLOOR",
+    "MAX_CHARS",
+    "MODEL",
+    "Embedder",
+    "Meaning",
+    "ModelUnavailable",
+    "Store",
+    "Update",
+    "available",
+    "cosine",
+    "document",
+    "empty",
+    "load",
+    "meanings",
+    "minmax",
+    "normalise_rows",
+    "package_folder",
+    "read_store",
+    "record_meanings",
+    "text_key",
+    "tokenizer_file",
+    "update",
+    "weight_file",
+    "write_store",
+]
+
 # Stamped into the vector cache: another model, or another way of building the embedded
 # text (``document``: bump the number when it changes), makes the cache foreign and rebuilt.
 MODEL = f"wordllama/{CONFIG}/{DIM};document=1"
-# The model averages token vectors, so the opening of a long text already carries its
-# meaning; the cap keeps a huge pasted note from padding a whole batch to its length.
-MAX_CHARS = 4000
-_TENSOR = "embedding.weight"
-# Meaning alone brings a section or record into the results only above this cosine
-# similarity; below it, it only re-ranks what the words found. See docs/search.md.
-FLOOR = 0.3
-# Belt and braces: the loader never asks for a download, and these make any library
-# underneath refuse one too.
-_OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
-
-
-# Bookkeeping fields say nothing about the subject and are alike in every entry.
-_BOOKKEEPING = re.compile(r"^[-*+] \*\*(?:Id|Author|Supersedes|Superseded by):\*\*.*$", re.M)
-_FIELD_LABEL = re.compile(r"^[-*+] \*\*[^*\n]+:\*\* ?", re.M)
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
-_MARKUP = re.compile(r"```[\w-]*|[*`#>|]+")
-_DATED_TITLE = re.compile(r"^(?:\d{4}-\d{2}-\d{2}|\d{2}:\d{2}(?::\d{2})?)\s*[—–-]\s*")
-
-
-class ModelUnavailable(MemsiteError):
-    """The semantic extra is missing or its packaged model files cannot be read."""
-
-
-def available() -> bool:
-    """Whether the ``semantic`` extra is installed (cheap: nothing is imported)."""
-    try:
-        return all(
-            importlib.util.find_spec(name) is not None
-            for name in ("wordllama", "numpy", "tokenizers", "safetensors")
-        )
-    except (ImportError, ValueError):
-        return False
-
-
-def text_key(text: str) -> str:
-    """The cache key of a text: a hash of exactly what is embedded."""
-    return hashlib.blake2b(text[:MAX_CHARS].encode("utf-8"), digest_size=16).hexdigest()
-
-
-def document(chunk: Chunk) -> str:
-    """What is embedded for a chunk: its heading and prose, without markup, comments or
-    bookkeeping fields.
-
-    Field labels (``**Why:**``), ids and authors appear in every entry alike; left in, they
-    pull all vectors toward each other (measured: 0.57 → 0.61 semantic-only recall@5 on the
-    bench set when removed).
-    """
-    body = _BOOKKEEPING.sub("", _COMMENT.sub("", chunk.body))
-    body = _MARKUP.sub(" ", _FIELD_LABEL.sub("", body))
-    return f"{_DATED_TITLE.sub('', chunk.heading)}\n{' '.join(body.split())}"
-
-
-class Embedder:
-    """The loaded model: turns texts into unit vectors. Get it with ``load()``.
-
-    A text's vector is the mean of its tokens' rows of the embedding table (what wordllama's
-    own ``embed`` computes; a test checks the two agree), scaled to unit length.
-    """
-
-    def __init__(self, tokenizer: object, table: np.ndarray) -> None:
-        self._tokenizer = tokenizer
-        self._table = table
-        self.calls = 0
-        self.embedded = 0
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """A ``(len(texts), DIM)`` float32 matrix of unit vectors (zero for texts without words)."""
-        import numpy as np
-
-        self.calls += 1
-        self.embedded += len(texts)
-        out = np.zeros((len(texts), DIM), dtype=np.float32)
-        encodings = self._tokenizer.encode_batch(  # type: ignore[attr-defined]
-            [t[:MAX_CHARS] for t in texts], add_special_tokens=False
-        )
-        last = len(self._table) - 1
-        for row, encoding in enumerate(encodings):
-            ids = np.asarray(encoding.ids, dtype=np.int64)
-            if ids.size:
-                out[row] = self._table[np.clip(ids, 0, last)].mean(axis=0)
-        return normalise_rows(out)
-
-    def embed_one(self, text: str) -> np.ndarray:
-        """The unit vector of one text (a query)."""
-        return self.embed([text])[0]
-
-
-def normalise_rows(matrix: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length; all-zero rows stay zero (no division warnings)."""
-    import numpy as np
-
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return (matrix / norms).astype(np.float32, copy=False)
-
-
-def package_folder() -> Path | None:
-    """Where the installed ``wordllama`` package lives (found without importing it)."""
-    try:
-        spec = importlib.util.find_spec("wordllama")
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations)))
-
-
-@functools.cache
-def load() -> Embedder:
-    """The model, loaded once per process from the files inside the installed wheel.
-
-    The embedding table and tokenizer are read straight from the wordllama package with
-    ``safetensors`` and ``tokenizers``. Importing wordllama itself would add 0.3 s to every
-    command (it imports pydantic, requests and toml, and configures the root logger), and
-    its ``WordLlama.load()`` looks for the packaged tokenizer in the wrong folder and then
-    tries to download it. Nothing here can download: no network code is loaded, the hub
-    libraries are told to stay offline, and a missing file raises ``ModelUnavailable``.
-    """
-    if not available():
-        raise ModelUnavailable(
-            "semantic ranking needs the optional model: pip install 'memsite[semantic]', "
-            "or pass --lexical"
-        )
-    os.environ.update(_OFFLINE_ENV)
-    reinstall = "reinstall it with pip install --force-reinstall 'memsite[semantic]'"
-    try:
-        import numpy as np
-        from safetensors.numpy import load_file
-        from tokenizers import Tokenizer
-    except ImportError as err:
-        raise ModelUnavailable(
-            f"the semantic extra does not import ({err}); {reinstall}, or pass --lexical"
-        ) from err
-    package = package_folder()
-    if package is None:
-        raise ModelUnavailable(f"the wordllama package cannot be found; {reinstall}")
-    weights, vocabulary = weight_file(package), tokenizer_file(package)
-    for path in (weights, vocabulary):
-        if not path.is_file():
-            raise ModelUnavailable(
-                f"{path}: model file missing from the wordllama package; {reinstall}, "
-                "or pass --lexical"
-            )
-    try:
-        table = np.ascontiguousarray(load_file(str(weights))[_TENSOR], dtype=np.float32)
-        tokenizer = Tokenizer.from_file(str(vocabulary))
-    except Exception as err:  # safetensors and tokenizers raise their own error types
-        raise ModelUnavailable(
-            f"{package}: the embedding model does not load ({err}); {reinstall}, or pass --lexical"
-        ) from err
-    if table.shape[1:] != (DIM,):
-        raise ModelUnavailable(f"{weights}: expected {DIM} dimensions, found {table.shape}")
-    tokenizer.no_padding()
-    tokenizer.no_truncation()
-    return Embedder(tokenizer, table)
-
-
-def weight_file(package: Path) -> Path:
-    """The packaged embedding table."""
-    return package / "weights" / f"{CONFIG}_{DIM}.safetensors"
-
-
-def tokenizer_file(package: Path) -> Path:
-    """The packaged tokenizer."""
-    return package / "tokenizers" / f"{CONFIG}_tokenizer_config.json"
 
 
 @dataclass(frozen=True, eq=False)
@@ -454,128 +327,3 @@ def update(
     with contextlib.suppress(OSError):
         write_store(path, result)
     return Update(result, len(texts), len(changed))
-
-
-class Meaning:
-    """How close one query is to every stored section and record (cosine similarity).
-
-    ``sections`` and ``records`` are the query's cosines when already computed (by
-    :func:`meanings`, for many queries at once); otherwise they are computed here.
-    """
-
-    def __init__(
-        self,
-        store: Store,
-        query: np.ndarray,
-        sections: np.ndarray | None = None,
-        records: np.ndarray | None = None,
-    ) -> None:
-        self.store = store
-        self.sections = _dot(store.matrix, query) if sections is None else sections
-        self.record_scores = self.sections[store.single]
-        self.record_scores[store.multi] = (
-            _dot(store.record_matrix, query) if records is None else records
-        )
-
-    def best_sections(self, count: int, floor: float | None = None) -> list[tuple[str, str]]:
-        """``(path, uid)`` of up to ``count`` sections closest to the query, best first,
-        leaving out those less similar than ``floor`` (default :data:`FLOOR`)."""
-        floor = FLOOR if floor is None else floor
-        return [
-            (self.store.paths[i], self.store.uids[i])
-            for i in _top(self.sections, count)
-            if self.sections[i] >= floor
-        ]
-
-    def best_records(self, count: int, floor: float | None = None) -> list[tuple[str, str]]:
-        """``(path, record)`` of up to ``count`` records closest to the query, best first,
-        leaving out those less similar than ``floor`` (default :data:`FLOOR`)."""
-        floor = FLOOR if floor is None else floor
-        return [
-            (self.store.record_paths[i], self.store.record_ids[i])
-            for i in _top(self.record_scores, count)
-            if self.record_scores[i] >= floor
-        ]
-
-    def signal(self, candidates: Iterable[Chunk], weight: float = 1.0) -> Signal:
-        """The semantic ranking signal over ``candidates``: cosines min-max scaled to 0..1
-        among the candidates, per section and per record (issue 6, ``docs/search.md``)."""
-        uids = list(dict.fromkeys(c.id for c in candidates if c.id in self.store.rows))
-        section = minmax(self.sections[[self.store.rows[u] for u in uids]])
-        records = [self.store.records[self.store.rows[u]] for u in uids]
-        return Signal(
-            "semantic",
-            dict(zip(uids, section.tolist(), strict=True)),
-            self.scaled_records(records),
-            weight,
-        )
-
-    def scaled_records(self, records: Iterable[str]) -> dict[str, float]:
-        """Cosines of ``records`` min-max scaled to 0..1 among them (unknown ones left out)."""
-        known = [r for r in dict.fromkeys(records) if r in self.store.record_rows]
-        scaled = minmax(self.record_scores[[self.store.record_rows[r] for r in known]])
-        return dict(zip(known, scaled.tolist(), strict=True))
-
-
-BLOCK = 256  # queries per product in ``meanings``: 20,000 sections x 256 is 20 MB
-
-
-def meanings(store: Store, queries: np.ndarray) -> list[Meaning]:
-    """``Meaning(store, q)`` for each row ``q`` of ``queries``, with one product per block of
-    queries instead of one per query. The cosines are bit for bit those of ``Meaning``: the
-    same einsum reduction, batched (a BLAS product would differ in the last bits and could
-    reorder near-ties)."""
-    import numpy as np
-
-    found: list[Meaning] = []
-    for start in range(0, len(queries), BLOCK):
-        block = queries[start : start + BLOCK]
-        sections = np.einsum("ij,kj->ki", store.matrix, block)
-        records = np.einsum("ij,kj->ki", store.record_matrix, block)
-        found += [Meaning(store, query, sections[i], records[i]) for i, query in enumerate(block)]
-    return found
-
-
-def record_meanings(store: Store, records: Iterable[str]) -> dict[str, Meaning]:
-    """How close each of ``records`` is to every other (``Meaning`` of its vector), for the
-    records the store holds, batched by :func:`meanings`."""
-    import numpy as np
-
-    vectors = {r: v for r in records if (v := store.record_vector(r)) is not None}
-    if not vectors:
-        return {}
-    return dict(zip(vectors, meanings(store, np.stack(list(vectors.values()))), strict=True))
-
-
-def _dot(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
-    """``matrix @ vector`` without BLAS: multi-threaded BLAS is 3-6x slower on a small box."""
-    import numpy as np
-
-    return np.einsum("ij,j->i", matrix, vector)
-
-
-def _top(scores: np.ndarray, count: int) -> list[int]:
-    import numpy as np
-
-    if count <= 0 or scores.size == 0:
-        return []
-    count = min(count, scores.size)
-    part = np.argpartition(-scores, count - 1)[:count]
-    return part[np.argsort(-scores[part], kind="stable")].tolist()
-
-
-def cosine(query: np.ndarray, matrix: np.ndarray) -> np.ndarray:
-    """Cosine similarity of one unit vector with each unit row of ``matrix``."""
-    return _dot(matrix, query)
-
-
-def minmax(scores: np.ndarray) -> np.ndarray:
-    """Scores rescaled to 0..1 (all equal → all 0, so a flat signal adds nothing)."""
-    import numpy as np
-
-    if scores.size == 0:
-        return scores.astype(np.float32)
-    low, high = float(scores.min()), float(scores.max())
-    if high <= low:
-        return np.zeros_like(scores, dtype=np.float32)
-    return ((scores - low) / (high - low)).astype(np.float32)

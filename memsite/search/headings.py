@@ -1,0 +1,103 @@
+"""Headings of a markdown text as the site renders them: where each one is, found with
+markdown-it-py so that a ``#`` line inside a code fence is never a heading, and the anchor
+MkDocs' ``toc`` extension gives it. Chunks start at these headings and link to these anchors.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+
+
+def toc_slug(text: str) -> str:
+    """The anchor MkDocs' ``toc`` extension gives a heading (``markdown.extensions.toc.slugify``).
+
+    Accents are folded to ASCII, anything but word characters, spaces and ``-`` is dropped,
+    and runs of spaces or dashes become one ``-``. ``unique_anchor`` adds ``_1``, ``_2``.
+    """
+    value = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    value = re.sub(r"[^\w\s-]", "", value).strip().lower()
+    return re.sub(r"[-\s]+", "-", value)
+
+
+_COUNTED = re.compile(r"^(.*)_([0-9]+)$")
+
+
+def unique_anchor(anchor: str, taken: set[str]) -> str:
+    """Make ``anchor`` unique within a page the way MkDocs does (``x``, ``x_1``, ``x_2``)."""
+    if anchor in taken or not anchor:
+        match = _COUNTED.match(anchor)
+        base, count = (match.group(1), int(match.group(2))) if match else (anchor, 0)
+        count += 1
+        while f"{base}_{count}" in taken:
+            count += 1
+        anchor = f"{base}_{count}"
+    taken.add(anchor)
+    return anchor
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A top-level heading: its line span, level, plain text and MkDocs anchor."""
+
+    start: int  # 0-based first line
+    end: int  # 0-based line after the heading (2 lines for a setext heading)
+    level: int
+    text: str
+    anchor: str
+
+
+@cache
+def _parser():  # type: ignore[no-untyped-def]
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.front_matter import front_matter_plugin
+
+    # Block structure only: inline parsing of every paragraph is most of markdown-it's time,
+    # and only heading text is needed (parsed on its own below).
+    return MarkdownIt("commonmark").use(front_matter_plugin).disable("inline")
+
+
+@cache
+def _inline_parser():  # type: ignore[no-untyped-def]
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
+
+
+def _inline_text(content: str) -> str:
+    """The plain text of a heading's inline markdown (``**b** `c``` gives ``b c``)."""
+    parts = []
+    for token in _inline_parser().parseInline(content):
+        parts += _plain_parts(token)
+    return "".join(parts).strip()
+
+
+def _plain_parts(token) -> list[str]:  # type: ignore[no-untyped-def]
+    parts = []
+    for child in token.children or []:
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    return parts
+
+
+def headings(text: str) -> list[Heading]:
+    """Every heading of a markdown text in order, with its line span and MkDocs anchor.
+
+    Only top-level headings (not inside a blockquote or list) can start a chunk, but every
+    heading takes an anchor, as on the rendered page.
+    """
+    tokens = _parser().parse(text)
+    found = []
+    taken: set[str] = set()
+    for index, token in enumerate(tokens):
+        if token.type != "heading_open" or token.map is None:
+            continue
+        words = _inline_text(tokens[index + 1].content)
+        anchor = unique_anchor(toc_slug(words), taken)
+        if token.level == 0:
+            found.append(Heading(token.map[0], token.map[1], int(token.tag[1]), words, anchor))
+    return found

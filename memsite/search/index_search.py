@@ -1,0 +1,250 @@
+"""Query-time search over the Whoosh index: a parsed query and its filters become one Whoosh
+query run against section and record documents, the closest sections in meaning join the
+candidates, and :mod:`memsite.search.ranking` fuses the scores and merges spans.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from whoosh import highlight
+from whoosh.query import (
+    And,
+    AndMaybe,
+    ConstantScoreQuery,
+    Or,
+    Phrase,
+    Prefix,
+    Query,
+    Term,
+    TermRange,
+)
+
+from . import semantic
+from .index_documents import ANALYZER, FIELDS, attrs, record_documents, stored_chunk
+from .query import Filters
+from .query import Query as Parsed
+from .ranking import Hit, Signal, Span, fuse_scores, merge_spans, span_hit
+
+if TYPE_CHECKING:
+    from .chunks import Chunk
+
+SECTION_POOL = 50  # best sections considered per query
+RECORD_POOL = 20  # best records considered per query
+COMPLETE_FROM = 4  # query words this long also match indexed words they begin
+COMPLETIONS = 1  # at most this many such longer words per query word and field
+COMPLETION_WEIGHT = 0.5
+
+Vectors = Callable[[], semantic.Store | None]  # the index's vectors, None without the extra
+
+
+def search(  # type: ignore[no-untyped-def]
+    searcher,
+    query: Parsed,
+    filters: Filters,
+    limit: int,
+    vectors: Vectors | None = None,
+) -> list[Hit]:
+    """The best ``limit`` spans for a parsed query, fused with its meaning when ``vectors``
+    (None: lexical only) gives the sections' and records' vectors."""
+    wanted = _query(query, searcher.reader())
+    narrow = _filter_query(filters)
+    if wanted is None:
+        if narrow is None:
+            return []
+        results = searcher.search(
+            And([Term("roles", "section"), narrow]),
+            limit=limit,
+            sortedby="date",
+            reverse=True,
+        )
+        return [
+            span_hit(Span((chunk,), chunk, 0.0), plain(chunk.body))
+            for chunk in (stored_chunk(hit.fields()) for hit in results)
+        ]
+    if narrow is not None:
+        # inside the query, not as a filter: Whoosh turns a filter into a set of
+        # every matching document on each search, an intersection skips lazily
+        wanted = And([wanted, ConstantScoreQuery(narrow, 0.0)])
+    # One query serves both levels: section documents give section scores, record
+    # documents record scores (a one-chunk record's document gives both).
+    # a caller asking for more hits than the pool gets a pool that large
+    section_pool = max(SECTION_POOL, limit)
+    results = searcher.search(wanted, limit=section_pool + RECORD_POOL)
+    section_scores: dict[str, float] = {}
+    record_scores: dict[str, float] = {}
+    groups: dict[tuple[str, str], dict[str, Chunk]] = {}
+    sizes: dict[tuple[str, str], int] = {}
+    for hit in results:
+        fields = hit.fields()
+        roles = fields["roles"].split()
+        key = (fields["path"], fields["record"])
+        sizes[key] = fields["meta"]["size"]
+        members = groups.setdefault(key, {})
+        if "record" in roles and len(record_scores) < RECORD_POOL:
+            record_scores.setdefault(fields["record"], hit.score)
+        if "section" in roles and len(section_scores) < section_pool:
+            chunk = stored_chunk(fields)
+            section_scores[chunk.id] = hit.score
+            members[chunk.id] = chunk
+    matched = set(section_scores)
+    meaning = None if vectors is None else _meaning(vectors, query.words)
+    if meaning is not None and not query.phrases:  # quoted phrases stay required
+        matched |= _add_meaning(searcher, meaning, groups, sizes, filters)
+    for (path, record), members in groups.items():
+        if sizes[(path, record)] <= len(members):
+            continue
+        for fields in record_documents(searcher, path, record):
+            if "section" not in fields["roles"].split():
+                continue
+            chunk = stored_chunk(fields)
+            if chunk.id not in members and filters.accepts(**attrs(chunk)):
+                members[chunk.id] = chunk
+    groups = {key: members for key, members in groups.items() if members}
+    candidates = [c for members in groups.values() for c in members.values()]
+    signals = [Signal("lexical", section_scores, record_scores)]
+    if meaning is not None:
+        signals.append(meaning.signal(candidates))
+    scores = fuse_scores(candidates, signals)
+    spans = merge_spans(
+        {f"{p}\0{r}": list(m.values()) for (p, r), m in groups.items()},
+        scores,
+        matched,
+    )[:limit]
+    terms = _terms(" ".join([query.words, *query.phrases]))
+    return [span_hit(span, _snippet(span.seed.body, terms)) for span in spans]
+
+
+def _meaning(vectors: Vectors, text: str) -> semantic.Meaning | None:
+    """How close ``text`` is to every section and record; None without the extra."""
+    store = vectors() if text.strip() else None
+    return None if store is None else semantic.Meaning(store, semantic.load().embed_one(text))
+
+
+def _terms(text: str) -> list[str]:
+    return list(dict.fromkeys(token.text for token in ANALYZER(text)))
+
+
+def _query(query: Parsed, reader=None) -> Query | None:  # type: ignore[no-untyped-def]
+    words = _terms(query.words)
+    free = Or([Term(field, word) for word in words for field in FIELDS]) if words else None
+    if free is not None and reader is not None:
+        free = Or([free, *_completions(reader, words)])
+    phrases: list[Query] = []
+    for phrase in query.phrases:
+        terms = _terms(phrase)
+        if len(terms) == 1:
+            phrases.append(Or([Term("heading", terms[0]), Term("body", terms[0])]))
+        elif terms:
+            phrases.append(Or([Phrase("heading", terms), Phrase("body", terms)]))
+    if not phrases:
+        return free
+    required = phrases[0] if len(phrases) == 1 else And(phrases)
+    return AndMaybe(required, free) if free is not None else required
+
+
+def _completions(reader, words: list[str]) -> list[Query]:  # type: ignore[no-untyped-def]
+    """The first longer indexed word that starts with a query word, at reduced weight.
+
+    "mongo" then also finds "mongodb", "hasher" finds "hashers"; stemming alone does not.
+    Measured on both labelled sets: +0.01-0.02 recall@5 and MRR@10.
+    """
+    found: list[Query] = []
+    for word in words:
+        if len(word) < COMPLETE_FROM:
+            continue
+        for field in ("heading", "body"):
+            terms = (t.decode("utf-8") for t in reader.expand_prefix(field, word))
+            longer = (t for t in terms if t != word)
+            found += [
+                Term(field, term, boost=COMPLETION_WEIGHT)
+                for term in itertools.islice(longer, COMPLETIONS)
+            ]
+    return found
+
+
+def _add_meaning(searcher, meaning, groups, sizes, filters: Filters) -> set[str]:  # type: ignore[no-untyped-def]
+    """Add the sections and records closest in meaning to the candidates; return the seeds.
+
+    Each record gets at most one seed from meaning (its closest section): the lexical matches
+    decide how far a span grows, so meaning picks records without widening spans.
+    """
+    reader = searcher.reader()
+    seeds: set[str] = set()
+    for path, uid in meaning.best_sections(SECTION_POOL):
+        for number in searcher.docs_for_query(Term("uid", uid)):
+            fields = reader.stored_fields(number)
+            chunk = stored_chunk(fields)
+            if fields["path"] != path or not filters.accepts(**attrs(chunk)):
+                continue
+            key = (path, fields["record"])
+            sizes[key] = fields["meta"]["size"]
+            members = groups.setdefault(key, {})
+            if not any(c in seeds for c in members):
+                seeds.add(chunk.id)
+            members.setdefault(chunk.id, chunk)
+    for path, record in meaning.best_records(RECORD_POOL):
+        for fields in record_documents(searcher, path, record):
+            if "section" in fields["roles"].split():
+                sizes[(path, record)] = fields["meta"]["size"]
+                groups.setdefault((path, record), {})
+    return seeds
+
+
+def _filter_query(filters: Filters) -> Query | None:
+    parts: list[Query] = []
+    for field, values in (
+        ("kind", filters.kinds),
+        ("tier", filters.tiers),
+        ("category", filters.categories),
+        ("path", filters.paths),
+    ):
+        if values:
+            parts.append(Or([Term(field, value) for value in values]))
+    parts += [Term("tags", tag) for tag in filters.tags]
+    if filters.dates:
+        parts.append(Or([Prefix("date", day) for day in filters.dates]))
+    if filters.since or filters.until:
+        parts.append(
+            TermRange(
+                "date",
+                filters.since.isoformat() if filters.since else None,
+                filters.until.isoformat() if filters.until else None,
+            )
+        )
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else And(parts)
+
+
+class _Bold(highlight.Formatter):
+    between = " … "
+
+    def format_token(self, text, token, replace=False):  # type: ignore[no-untyped-def]
+        return "**" + highlight.get_text(text, token, replace) + "**"
+
+
+SNIPPET_CHARS = 160
+
+
+_BULLET = re.compile(r"^\s*[-*+]\s+", re.MULTILINE)
+
+
+def _snippet(text: str, terms: list[str]) -> str:
+    """Up to two fragments of ``text`` around query words, the words in ``**bold**``."""
+    flat = " ".join(_BULLET.sub("", text).split())
+    if terms:
+        fragmenter = highlight.ContextFragmenter(maxchars=SNIPPET_CHARS, surround=50)
+        found = highlight.highlight(flat, terms, ANALYZER, fragmenter, _Bold(), top=2)
+        if found:
+            return found
+    return plain(flat)
+
+
+def plain(text: str) -> str:
+    """``text`` on one line without bullets, cut at a word to :data:`SNIPPET_CHARS`."""
+    flat = " ".join(_BULLET.sub("", text).split())
+    return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"

@@ -1,0 +1,142 @@
+"""The index's record of the tree: which markdown files it holds and which changed since the
+last check, and ``state.json``, which stores per file its mtime, size and content hash with
+the versions of the schema, the chunker and Whoosh that built the index.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import whoosh
+
+from ..errors import MemsiteError
+from ..store import tree
+from ..store.format import PERSONA
+from .chunks import CHUNK_VERSION
+from .index_documents import SCHEMA_VERSION
+
+RACY_NS = 2_000_000_000  # files touched this close to the last check are re-hashed
+
+Stamp = tuple[int, int, int]  # a file's (mtime_ns, size, inode)
+
+
+class IndexBroken(MemsiteError):
+    """The index cannot be used as it is (missing, corrupt, another version)."""
+
+
+def content_hash(data: bytes) -> str:
+    """The hash ``state.json`` records of a file's bytes."""
+    return hashlib.sha1(data, usedforsecurity=False).hexdigest()
+
+
+def stat_tree(root: Path) -> dict[str, tuple[int, int]]:
+    """``(mtime_ns, size)`` of every markdown file, as ``tree.markdown_files`` finds them.
+
+    This runs before every query, so it walks with ``os.scandir`` and plain strings; a
+    tree with symbolic links takes the slower, checked walk of ``tree.markdown_files``.
+    """
+    stats: dict[str, tuple[int, int]] = {}
+    pending = [("", str(root))]
+    while pending:
+        prefix, folder = pending.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                if entry.is_symlink():
+                    return _stat_checked(root)
+                rel = prefix + entry.name
+                if entry.is_dir():
+                    pending.append((rel + "/", entry.path))
+                elif entry.name.endswith(".md") and rel != PERSONA:
+                    with contextlib.suppress(OSError):
+                        info = entry.stat()
+                        stats[rel] = (info.st_mtime_ns, info.st_size)
+    return stats
+
+
+def _stat_checked(root: Path) -> dict[str, tuple[int, int]]:
+    paths, _ = tree.markdown_files(root)
+    stats = {}
+    for rel in paths:
+        if rel == PERSONA:
+            continue
+        with contextlib.suppress(OSError):
+            info = (root / rel).stat()
+            stats[rel] = (info.st_mtime_ns, info.st_size)
+    return stats
+
+
+def changed_files(state: dict, stats: dict[str, tuple[int, int]]) -> list[str]:
+    """Files to look at again: gone, new, with another mtime or size, or touched so close to
+    the last check that a change within the same mtime tick could have been missed."""
+    known = state["files"]
+    racy = state.get("checked_ns", 0) - RACY_NS
+    paths = [p for p in known if p not in stats]
+    for path, (mtime, size) in stats.items():
+        old = known.get(path)
+        if old is None or old[0] != mtime or old[1] != size or mtime >= racy:
+            paths.append(path)
+    return paths
+
+
+def new_state(root: Path, files: dict, checked: int) -> dict:
+    """The ``state.json`` of an index holding ``files``, checked at ``checked`` (ns)."""
+    return {
+        "schema": SCHEMA_VERSION,
+        "chunks": CHUNK_VERSION,
+        "whoosh": whoosh.versionstring(),
+        "root": str(root.resolve()),
+        "checked_ns": checked,
+        "files": files,
+    }
+
+
+def read_state(
+    state_path: Path, folder: Path, root: Path, cached: tuple[Stamp, dict] | None
+) -> tuple[Stamp, dict]:
+    """The stamp of ``state_path`` and the state it holds, checked against this memsite,
+    this Whoosh and this tree; ``cached`` as it is when the file has not changed since."""
+    try:
+        info = state_path.stat()
+        key = (info.st_mtime_ns, info.st_size, info.st_ino)
+        if cached is not None and cached[0] == key:
+            return cached  # checked when it was read; not changed since
+        state = json.loads(state_path.read_text("utf-8"))
+    except FileNotFoundError:
+        raise IndexBroken(f"{folder} is missing") from None
+    except (OSError, ValueError) as err:
+        raise IndexBroken(f"{state_path} is unreadable ({err})") from None
+    if not isinstance(state, dict) or not isinstance(state.get("files"), dict):
+        raise IndexBroken(f"{state_path} is corrupt")
+    if (
+        state.get("schema") != SCHEMA_VERSION
+        or state.get("chunks") != CHUNK_VERSION
+        or state.get("whoosh") != whoosh.versionstring()
+    ):
+        raise IndexBroken(
+            f"{folder} was built by another version of memsite or Whoosh "
+            f"(schema {state.get('schema')}.{state.get('chunks')}, "
+            f"Whoosh {state.get('whoosh')})"
+        )
+    if state.get("root") != str(root.resolve()):
+        raise IndexBroken(f"{folder} belongs to another tree ({state.get('root')})")
+    return key, state
+
+
+def write_state(path: Path, data: dict) -> None:
+    """Write ``state.json`` atomically: a reader sees the old state or the new one."""
+    fd, temp = tempfile.mkstemp(prefix=".state-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
