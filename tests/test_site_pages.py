@@ -9,7 +9,8 @@ import pytest
 
 from memsite import Memory
 from memsite.site import charts
-from memsite.site.pages import build_site, is_excluded
+from memsite.site.material import is_excluded
+from memsite.site.pages import build_site
 from memsite.site.render import Renderer
 from memsite.store.tree import init_tree
 

@@ -2,7 +2,8 @@
 
 ``build_site(root, now, ...)`` reads the tree once and returns ``Page`` values (a URI, a
 title, markdown, whether it belongs in the nav) plus the nav itself. The plugin only hands
-them to MkDocs; ``memsite build --docs-only`` writes them to disk.
+them to MkDocs; ``memsite build --docs-only`` writes them to disk. What the pages are made
+from (the tree read once, permalinks, related links) is ``material``.
 """
 
 from __future__ import annotations
@@ -11,20 +12,27 @@ import datetime as dt
 import html
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from fnmatch import fnmatch
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
-from ..store.format import PERSONA, classify, front_matter
-from ..store.hot import CONTEXT, BrokenContext
-from ..store.hot import load as load_context
+from ..store.format import classify, front_matter
 from ..store.markup import heading_level, outside_fences, slugify, split_lines
-from ..store.model import Entry, HotContext
-from ..store.tree import check_root, read_tree
+from ..store.model import Entry
 from . import charts
-from .render import Renderer, anchor, relative
+from .material import (
+    Link,
+    Lookup,
+    Material,
+    category_of,
+    category_uri,
+    day_uri,
+    note_uri,
+    read_material,
+    tag_uri,
+)
+from .render import Renderer, relative
 
 SESSION_TITLES = ("session end", "session archived")
 STALE_AFTER = dt.timedelta(hours=24)
@@ -52,109 +60,8 @@ class Site:
         return next(page for page in self.pages if page.uri == uri)
 
 
-@dataclass(frozen=True)
-class Link:
-    """Where an entry lives in the site."""
-
-    title: str
-    uri: str
-    anchor: str = ""
-    date: dt.date | None = None
-
-
-def is_excluded(path: str, patterns: Iterable[str]) -> bool:
-    """Whether a root-relative path falls under an ``exclude`` item: a tier (``hot``), a
-    folder (``cold/private/``), a file (``persona.md``) or a glob (``notes/*-draft.md``)."""
-    for pattern in patterns:
-        item = pattern.strip().strip("/")
-        if item and (path == item or path.startswith(item + "/") or fnmatch(path, item)):
-            return True
-    return False
-
-
-def note_uri(path: str) -> str:
-    return "notes/" + PurePosixPath(path).with_suffix(".md").as_posix()
-
-
-def tag_uri(tag: str) -> str:
-    return f"tags/{slugify(tag)}.md"
-
-
-def category_uri(category: str) -> str:
-    return f"learnings/{slugify(category)}.md"
-
-
-def day_uri(day: dt.date) -> str:
-    return f"activity/{day.isoformat()}.md"
-
-
-def category_of(entry: Entry) -> str:
-    return (entry.category or "").strip() or "uncategorised"
-
-
-def permalink(entry: Entry) -> Link:
-    if entry.kind == "decision":
-        uri = "decisions/index.md"
-    elif entry.kind == "learning":
-        uri = category_uri(category_of(entry))
-    elif entry.kind == "activity":
-        uri = day_uri(entry.date)
-    else:
-        return Link(entry.title, note_uri(entry.path), "", entry.date)
-    return Link(entry.title, uri, anchor(entry.id), entry.date)
-
-
-Lookup = Callable[[str, int], Iterable[Any]]
-
-
-def index_lookup(root: Path, ids: list[str]) -> tuple[Lookup | None, Callable[[], None]]:
-    """The related-entries lookup of the search index, opened once for the whole build
-    (a year of memory asks it a thousand times), and how to close it."""
-    from ..search.index import SearchIndex
-
-    # a batch API (ids -> hits) refreshes once and shares one filter across queries
-    index = SearchIndex(root)
-    batch: dict[str, list[Any]] = {}
-
-    def lookup(entry_id: str, limit: int) -> list[Any]:
-        if not batch:
-            batch.update(index.related_many(ids, limit=limit))
-        return batch.get(entry_id, [])
-
-    return lookup, index.close
-
-
-def related_hits(lookup: Lookup, ids: list[str], limit: int = 5) -> dict[str, list[Any]]:
-    """Related entries per id. An entry the index doesn't know is skipped; an index that
-    keeps failing leaves the site without related links rather than failing the build."""
-    found: dict[str, list[Any]] = {}
-    failures = 0
-    for entry_id in ids:
-        try:
-            found[entry_id] = list(lookup(entry_id, limit))
-        except Exception:  # noqa: BLE001 -- related links are optional decoration
-            failures += 1
-            if failures >= 3 and not found:
-                break
-    return found
-
-
-@dataclass
-class _Tree:
-    """What the pages are made from, read once."""
-
-    entries: list[Entry]
-    context: HotContext | None
-    persona: str | None
-    sizes: dict[str, int]
-    by_id: dict[str, Entry]
-    links: dict[str, Link]
-    superseded_by: dict[str, list[str]]
-    related: dict[str, list[Link]]
-
-
 class _Builder:
-    def __init__(self, tree: _Tree, renderer: Renderer, now: dt.datetime) -> None:
+    def __init__(self, tree: Material, renderer: Renderer, now: dt.datetime) -> None:
         self.tree = tree
         self.renderer = renderer
         self.now = now
@@ -208,68 +115,6 @@ def _first_heading(markdown: str) -> str:
     return ""
 
 
-def _read(root: Path, exclude: tuple[str, ...], related: bool | Lookup) -> _Tree:
-    check_root(root)
-    read = read_tree(root)
-    entries = [e for e in read.parsed.entries if not is_excluded(e.path, exclude)]
-    sizes = {rel: len(text.encode("utf-8")) for rel, text in read.texts.items()}
-    sizes = {rel: size for rel, size in sizes.items() if not is_excluded(rel, exclude)}
-    context = None
-    if not is_excluded(CONTEXT, exclude) and (root / CONTEXT).is_file():
-        sizes[CONTEXT] = (root / CONTEXT).stat().st_size
-        try:
-            context = load_context(root)
-        except BrokenContext:
-            context = None
-    persona = None
-    if not is_excluded(PERSONA, exclude) and (root / PERSONA).is_file():
-        persona = (root / PERSONA).read_text("utf-8", errors="replace")
-        sizes[PERSONA] = len(persona.encode("utf-8"))
-    by_id = {}
-    for entry in entries:
-        by_id.setdefault(entry.id, entry)
-    links = {entry_id: permalink(entry) for entry_id, entry in by_id.items()}
-    superseded_by: dict[str, list[str]] = defaultdict(list)
-    for entry in entries:
-        if entry.kind == "decision" and entry.supersedes:
-            superseded_by[entry.supersedes.strip()].append(entry.id)
-    wanted = [e.id for e in entries if e.kind in ("decision", "learning")]
-    lookup, close = (
-        index_lookup(root, wanted) if related is True else (related or None, lambda: None)
-    )
-    related_links: dict[str, list[Link]] = {}
-    if lookup is not None:
-        try:
-            related_links = _related_links(lookup, entries, links)
-        finally:
-            close()
-    return _Tree(entries, context, persona, sizes, by_id, links, dict(superseded_by), related_links)
-
-
-def _related_links(
-    lookup: Lookup, entries: list[Entry], links: dict[str, Link]
-) -> dict[str, list[Link]]:
-    """Site links to the entries related to each decision and learning."""
-    wanted = [e.id for e in entries if e.kind in ("decision", "learning")]
-    notes = {e.path: e for e in entries if e.kind == "note"}
-    result = {}
-    for entry_id, hits in related_hits(lookup, wanted).items():
-        chosen = []
-        for hit in hits:
-            record = getattr(hit, "record", "") or getattr(hit, "id", "")
-            path = getattr(hit, "path", "")
-            if record == entry_id:
-                continue
-            if path in notes:  # a note links to the page, at the section that matched
-                note = notes[path]
-                title = getattr(hit, "heading", "") or note.title
-                chosen.append(Link(title, note_uri(path), getattr(hit, "anchor", ""), note.date))
-            elif record in links:
-                chosen.append(links[record])
-        result[entry_id] = list({(k.uri, k.anchor): k for k in chosen}.values())
-    return result
-
-
 def build_site(
     root: Path,
     now: dt.datetime,
@@ -284,7 +129,7 @@ def build_site(
     ``related=True`` lists related entries from the search index; a callable
     ``(entry_id, limit) -> hits`` stands in for the index; ``False`` leaves them out.
     """
-    tree = _read(Path(root), tuple(exclude), related)
+    tree = read_material(Path(root), tuple(exclude), related)
     builder = _Builder(tree, renderer or Renderer(), now)
     kinds: dict[str, list[Entry]] = defaultdict(list)
     for entry in tree.entries:
@@ -368,7 +213,7 @@ def _home(
     )
 
 
-def _tiers(tree: _Tree, now: dt.datetime) -> list[dict[str, Any]]:
+def _tiers(tree: Material, now: dt.datetime) -> list[dict[str, Any]]:
     rows = []
     for tier in ("hot", "warm", "cold"):
         files = [rel for rel in tree.sizes if classify(rel).tier == tier]

@@ -1,0 +1,71 @@
+"""What ``prime`` gathers for a session start: the persona, the live session, the decisions
+and learnings that match its task (the newest ones when there is no task), and the activity
+of the last days, handed to ``recall.render_prime`` to fit the budget."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from pathlib import Path
+
+from ..store import hot
+from ..store.format import PERSONA
+from .chunks import chunk_file
+from .ranking import Hit, Span, span_hit
+from .recall import ACTIVITY_DAYS, Primed, PrimeInputs, render_prime, site_url
+
+Search = Callable[..., list[Hit]]
+
+
+def prime(
+    root: Path,
+    task: str | None,
+    budget: int,
+    search: Search,
+    notice: Callable[[str], None],
+    lexical: bool = False,
+) -> Primed:
+    """The session-start payload for the tree at ``root``; ``search`` is ``Memory.search``
+    and ``notice`` hears about a broken hot context (prime goes on without it)."""
+    persona_path = root / PERSONA
+    persona = persona_path.read_text("utf-8") if persona_path.is_file() else ""
+    try:
+        context = hot.load(root)
+    except hot.BrokenContext as err:
+        notice(str(err))
+        context = None
+    topic = (task or (context.task if context else "")).strip()
+    decisions = search(topic, 10, "decision", lexical=lexical) if topic else []
+    learnings = search(topic, 10, "learning", lexical=lexical) if topic else []
+    if not topic:
+        decisions = search("", limit=10, kind="decision")
+        learnings = search("", limit=10, kind="learning")
+    inputs = PrimeInputs(
+        persona=persona,
+        hot=hot.render(context) if context else "",
+        decisions=decisions,
+        learnings=learnings,
+        activity=_recent_activity(root),
+        site=site_url(root),
+    )
+    return render_prime(inputs, budget)
+
+
+def _recent_activity(root: Path) -> list[Hit]:
+    """The activities of the newest ``ACTIVITY_DAYS`` day logs (archived ones too), newest
+    first."""
+    logs = sorted(
+        [
+            *root.glob("warm/????-??-??.md"),
+            *root.glob("warm/archive/*/????-??-??.md"),
+        ],
+        key=lambda p: p.name,
+        reverse=True,
+    )[:ACTIVITY_DAYS]
+    activity = []
+    for path in logs:
+        rel = path.relative_to(root).as_posix()
+        chunks = chunk_file(rel, path.read_text("utf-8", errors="replace"))
+        activity += [span_hit(Span((c,), c, 0.0)) for c in chunks if c.kind == "activity"]
+    activity.sort(key=lambda h: (h.date, h.time or dt.time()), reverse=True)
+    return activity

@@ -1,0 +1,45 @@
+"""Text handed to a write, made fit to store: checked as one line or as a body, then
+redacted, each redaction reported through ``notice``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..errors import InvalidInput
+from . import inputs
+from .redact import redact
+
+
+@dataclass(frozen=True)
+class Intake:
+    """Checks and redacts what a caller writes; ``allow_secrets`` keeps secrets as given."""
+
+    allow_secrets: bool
+    notice: Callable[[str], None]
+
+    def redact(self, text: str, name: str) -> str:
+        if self.allow_secrets or not text:
+            return text
+        clean, found = redact(text)
+        if found:
+            kinds = ", ".join(sorted({item.kind for item in found}))
+            self.notice(
+                f"redacted {len(found)} secret(s) in {name} ({kinds}); pass --allow-secrets to keep them"
+            )
+        return clean
+
+    def line(self, value: str | None, name: str) -> str:
+        """A one-line value (title, action, step), redacted."""
+        return self.redact(inputs.one_line(value, name), name)
+
+    def text(self, value: str | None, name: str) -> str:
+        """A body or other multi-line value (empty when not given), redacted."""
+        return self.redact(inputs.multi_line(value, name), name)
+
+    def required(self, value: str | None, name: str) -> str:
+        """A multi-line value that must say something (a decision's why)."""
+        text = self.text(value, name)
+        if not text:
+            raise InvalidInput(f"{name} is empty: say why")
+        return text

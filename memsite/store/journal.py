@@ -1,0 +1,195 @@
+"""Appending entries to the tree: decisions and learnings to ``cold/``, activities to the
+day's warm log, each with a fresh id, under the storage locks; and moving old day logs to
+``warm/archive/`` while no append runs.
+
+Takes text already checked and redacted (``intake``) and a ``now`` already chosen: the
+journal only decides ids and where an entry goes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import NotFound
+from . import hot, inputs, storage, tree
+from .format import DECISIONS, LEARNINGS, next_free_id, parse_entries, render_entry
+from .markup import slugify
+from .model import Entry
+
+_STORED_ID = re.compile(r"^(?:<!-- id: (\S+) -->|[-*+] \*\*Id:\*\* ?(.*))$", re.MULTILINE)
+_ENTRY_HEADING = re.compile(r"^ {0,3}#{2,3}[ \t]", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Journal:
+    """Writes entries into the tree at ``root``; ``author`` signs those given no author,
+    ``notice`` hears what was skipped on the way."""
+
+    root: Path
+    author: str | None
+    notice: Callable[[str], None]
+
+    def author_field(self, author: str | None) -> dict[str, str]:
+        name = author if author is not None else self.author
+        return {"author": inputs.one_line(name, "author")} if name else {}
+
+    def write_cold(
+        self,
+        rel: str,
+        kind: str,
+        title: str,
+        fields: dict[str, str],
+        body: str,
+        now: dt.datetime,
+        author: str | None,
+    ) -> str:
+        """Append a decision or learning to ``rel``, point at it from the day log and, for a
+        decision, from the live session; returns its id."""
+        supersedes = fields.get("supersedes")
+        written: dict[str, str] = {}
+        base = f"{now.date().isoformat()}-{slugify(title)}"
+        beside = self._ids_beside(rel, now.date(), base)
+
+        def compose(current: str) -> str:
+            taken = ids_in(current, rel)
+            if supersedes is not None and supersedes not in taken:
+                raise NotFound(f"--supersedes {supersedes!r}: no decision with that id in {rel}")
+            entry_id = next_free_id(base, taken | beside)
+            written["id"] = entry_id
+            entry = Entry(entry_id, kind, "cold", title, now.date(), fields=fields, body=body)
+            head = (
+                ""
+                if current.strip()
+                else "# Decisions\n\n"
+                if kind == "decision"
+                else "# Learnings\n\n"
+            )
+            return head + render_entry(entry)
+
+        storage.append(self.root, self.root / rel, compose)
+        entry_id = written["id"]
+        self.append_activity(
+            now, kind, {kind: entry_id, "title": title}, "", "", author, about=f"{kind} {title}"
+        )
+        if kind == "decision":
+            with storage.lock(self.root / hot.LOCK):
+                try:
+                    context = hot.load(self.root)
+                except hot.BrokenContext as err:
+                    self.notice(str(err))
+                    context = None
+                if context is not None:
+                    context.decisions.append(entry_id)
+                    context.updated = now.isoformat()
+                    hot.save(self.root, context)
+        return entry_id
+
+    def _ids_beside(self, rel: str, day: dt.date, base: str) -> set[str]:
+        """Ids ``base`` or ``base-N`` already stored in the other files whose ids share the
+        namespace of ``rel`` (the two cold files and the day log), so a decision, a learning
+        and an activity with the same title on the same day get distinct ids. Found by plain
+        substring search: this runs on every write, and cold files grow large."""
+        taken: set[str] = set()
+        for other in (DECISIONS, LEARNINGS, tree.day_log(self.root, day).relative_to(self.root)):
+            if Path(other).as_posix() == rel:
+                continue
+            try:
+                text = (self.root / other).read_text("utf-8", errors="replace")
+            except OSError:
+                continue
+            for marker in ("<!-- id: ", "**Id:** "):
+                at = text.find(marker + base)
+                while at != -1:
+                    end = text.find("\n", at)
+                    line = text[at + len(marker) : end if end != -1 else len(text)]
+                    taken.add(line.removesuffix("-->").strip())
+                    at = text.find(marker + base, at + 1)
+        return taken
+
+    def append_activity(
+        self,
+        now: dt.datetime,
+        action: str,
+        details: dict[str, str],
+        result: str,
+        body: str,
+        author: str | None = None,
+        about: str | None = None,
+    ) -> str:
+        """Append one activity; its id is the date plus the slug of ``about`` (else the action).
+
+        memsite's own activities (pointers, progress, session archives) pass ``about`` so that
+        their ids say what they point at and two branches don't mint the same id.
+        """
+        # prune moves day logs while it holds warm/ exclusively: choosing the day log and
+        # appending under a shared hold means an entry never lands in a fresh copy of a log
+        # that prune just archived
+        with storage.lock(self.root / "warm", shared=True):
+            path = tree.day_log(self.root, now.date())
+            rel = path.relative_to(self.root).as_posix()
+            fields = self.author_field(author)
+            written: dict[str, str] = {}
+            base = f"{now.date().isoformat()}-{slugify(about or action)}"
+            beside = self._ids_beside(rel, now.date(), base)
+
+            def compose(current: str) -> str:
+                entry_id = next_free_id(base, ids_in(current, rel) | beside)
+                written["id"] = entry_id
+                entry = Entry(
+                    entry_id,
+                    "activity",
+                    "warm",
+                    action,
+                    now.date(),
+                    now.time(),
+                    fields,
+                    body=body,
+                    details=details,
+                    result=result,
+                )
+                head = "" if current.strip() else f"# {now.date().isoformat()}\n\n"
+                return head + render_entry(entry)
+
+            storage.append(self.root, path, compose)
+            return written["id"]
+
+    def prune(self, cutoff: dt.date) -> list[tuple[str, str]]:
+        """Move day logs older than ``cutoff`` to ``warm/archive/YYYY/``; delete nothing."""
+        warm = self.root / "warm"
+        if not warm.is_dir():
+            return []
+        with storage.lock(warm):  # no day-log append runs while logs move (append_activity)
+            return self._move_logs(warm, cutoff)
+
+    def _move_logs(self, warm: Path, cutoff: dt.date) -> list[tuple[str, str]]:
+        moved = []
+        for path in sorted(warm.glob("????-??-??.md")):
+            try:
+                day = dt.date.fromisoformat(path.stem)
+            except ValueError:
+                continue
+            if day >= cutoff or path.is_symlink():
+                continue
+            target = warm / "archive" / f"{day.year:04d}" / path.name
+            if target.exists():
+                self.notice(
+                    f"{target.relative_to(self.root)} already exists; left {path.name} in place"
+                )
+                continue
+            storage.move(self.root, path, target)
+            moved.append(
+                (path.relative_to(self.root).as_posix(), target.relative_to(self.root).as_posix())
+            )
+        return moved
+
+
+def ids_in(text: str, rel: str) -> set[str]:
+    """Ids already used in a file: stored ones, and those derived for hand-written entries."""
+    stored = {(m.group(1) or m.group(2)).strip() for m in _STORED_ID.finditer(text)}
+    if len(_ENTRY_HEADING.findall(text)) <= len(stored):
+        return stored
+    return stored | {e.id for e in parse_entries(text, rel).entries}
