@@ -10,7 +10,7 @@ from typing import Any
 
 from .errors import InvalidInput, NotFound
 from .store import hot, inputs, sessions, tree
-from .store.dates import parse_at
+from .store.dates import days_before, parse_at
 from .store.format import DECISIONS, LEARNINGS
 from .store.intake import Intake
 from .store.journal import Journal
@@ -203,7 +203,7 @@ class Memory:
             raise InvalidInput("--keep-days must be 0 or more")
         tree.check_root(self.root)
         today = today or self.clock().date()
-        return self._journal.prune(today - dt.timedelta(days=keep_days))
+        return self._journal.prune(days_before(today, keep_days))
 
     # -- internals -------------------------------------------------------------------
     # The writes themselves live in the store (journal: entries and ids; sessions: the hot

@@ -208,19 +208,20 @@ def test_a_symlinked_folder_pointing_outside_is_never_written_through(
     assert outside_state(outside) == {"decisions.md": b"# Not memory\n"}
 
 
-def test_a_symlinked_hot_context_is_replaced_not_written_through(
+def test_a_symlinked_hot_context_is_neither_read_nor_written_through(
     root: Path, outside: Path, clock: Clock
 ) -> None:
+    """Issue 15.4: a file whose real path is outside the tree is never read (its text could
+    reach prime and the site), so the session it holds is refused, not adopted."""
     memory = Memory(root, clock=clock)
     memory.start_session("Refactor auth")
     target = outside / "context.json"
     shutil.move(root / "hot" / "context.json", target)
     (root / "hot" / "context.json").symlink_to(target)
     before = target.read_bytes()
-    memory.pending_add("write docs")
+    with pytest.raises(UnsafePath, match="outside the memory tree"):
+        memory.pending_add("write docs")
     assert target.read_bytes() == before
-    assert not (root / "hot" / "context.json").is_symlink()
-    assert memory.session().pending_actions == ["write docs"]
 
 
 def test_prune_never_moves_a_log_through_a_symlinked_archive(

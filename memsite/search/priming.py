@@ -8,8 +8,8 @@ import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
 
-from ..store import hot
-from ..store.format import PERSONA
+from ..errors import UnsafePath
+from ..store import hot, tree
 from .chunks import chunk_file
 from .ranking import Hit, Span, span_hit
 from .recall import ACTIVITY_DAYS, Primed, PrimeInputs, render_prime, site_url
@@ -27,11 +27,10 @@ def prime(
 ) -> Primed:
     """The session-start payload for the tree at ``root``; ``search`` is ``Memory.search``
     and ``notice`` hears about a broken hot context (prime goes on without it)."""
-    persona_path = root / PERSONA
-    persona = persona_path.read_text("utf-8") if persona_path.is_file() else ""
+    persona = tree.read_persona(root) or ""
     try:
         context = hot.load(root)
-    except hot.BrokenContext as err:
+    except (hot.BrokenContext, UnsafePath) as err:
         notice(str(err))
         context = None
     topic = (task or (context.task if context else "")).strip()

@@ -16,12 +16,13 @@ from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ..errors import UnsafePath
 from ..store.format import PERSONA
 from ..store.hot import CONTEXT, BrokenContext
 from ..store.hot import load as load_context
 from ..store.markup import slugify
 from ..store.model import Entry, HotContext
-from ..store.tree import check_root, read_tree
+from ..store.tree import check_root, read_persona, read_tree
 from .render import anchor
 
 
@@ -139,11 +140,10 @@ def read_material(root: Path, exclude: tuple[str, ...], related: bool | Lookup) 
         sizes[CONTEXT] = (root / CONTEXT).stat().st_size
         try:
             context = load_context(root)
-        except BrokenContext:
-            context = None
-    persona = None
-    if not is_excluded(PERSONA, exclude) and (root / PERSONA).is_file():
-        persona = (root / PERSONA).read_text("utf-8", errors="replace")
+        except (BrokenContext, UnsafePath):
+            context = None  # never published: damaged, or a link out of the tree
+    persona = None if is_excluded(PERSONA, exclude) else read_persona(root)
+    if persona is not None:
         sizes[PERSONA] = len(persona.encode("utf-8"))
     by_id: dict[str, Entry] = {}
     for entry in entries:

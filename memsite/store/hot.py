@@ -28,7 +28,7 @@ def load(root: Path) -> HotContext | None:
     except FileNotFoundError:
         return None
     except UnsafePath as err:
-        raise BrokenContext(f"{err}; replace the link with a file") from None
+        raise UnsafePath(f"{err}; replace the link with a file") from None
     except OSError as err:
         raise BrokenContext(f"{path}: cannot read ({err.strerror})") from None
     if len(raw) > MAX_CONTEXT:

@@ -1,0 +1,100 @@
+"""Search quality on real decision records and lessons files nobody on this project wrote.
+
+For each corpus of ``../shared/devset`` (MADR and Nygard ADRs, coding-agent lessons; see its
+README) and for all of them together, prints recall@5, MRR@10 and the characters returned in
+the top 5, scored as ``memsite eval`` scores (a hit counts when its lines overlap a labelled
+section), for heading chunks (lexical, and hybrid when the semantic extra is installed) and
+for fixed 2,000-character windows indexed the same way::
+
+    python bench/bench_devset.py [--devset ../shared/devset]
+
+The project's tests never read ``../shared``; this script is how search is tuned on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from functools import cache
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_search import window_chunks  # noqa: E402
+
+from memsite.search import semantic  # noqa: E402
+from memsite.search.chunks import Chunk, chunk_file  # noqa: E402
+from memsite.search.evaluation import evaluate, read_queries  # noqa: E402
+from memsite.search.index import SearchIndex  # noqa: E402
+from memsite.search.query import parse_query  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def run(corpus: Path, cache_dir: Path) -> dict[str, list]:
+    """Per setting, one ``(found, chars, reciprocal rank)`` triple per query."""
+    root = corpus / "memory"
+    queries = read_queries(corpus / "queries.jsonl")
+
+    @cache
+    def chunks_of(rel: str) -> list[Chunk]:
+        path = root / rel
+        return chunk_file(rel, path.read_text("utf-8")) if path.is_file() else []
+
+    settings = [("heading chunks, lexical", chunk_file, True)]
+    if semantic.available():
+        settings.append(("heading chunks, hybrid", chunk_file, False))
+    settings.append(("2,000-char windows", window_chunks, True))
+    out: dict[str, list] = {}
+    for name, chunker, lexical in settings:
+        with SearchIndex(root, cache_dir, chunker=chunker, name=name.split(",")[0][:7]) as index:
+            index.refresh(rebuild=True)
+            found = {
+                q.query: index.search(parse_query(q.query), 10, lexical=lexical) for q in queries
+            }
+        report = evaluate(queries, found.__getitem__, chunks_of, k=5)
+        out[name] = [
+            (o.found / max(o.relevant, 1), o.chars, 1 / o.rank if o.rank else 0.0)
+            for o in report.outcomes
+        ]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--devset", type=Path, default=REPO.parent / "shared" / "devset")
+    parser.add_argument("--json", action="store_true", help="Print the table as JSON.")
+    args = parser.parse_args()
+    corpora = sorted(p for p in args.devset.iterdir() if (p / "queries.jsonl").is_file())
+    table: dict[str, dict[str, dict[str, float]]] = {}
+    every: dict[str, list] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for corpus in corpora:
+            results = run(corpus, Path(tmp) / corpus.name)
+            table[corpus.name] = {name: _figures(rows) for name, rows in results.items()}
+            for name, rows in results.items():
+                every.setdefault(name, []).extend(rows)
+    table["all corpora"] = {name: _figures(rows) for name, rows in every.items()}
+    if args.json:
+        print(json.dumps(table, indent=2))
+        return
+    for corpus, results in table.items():
+        print(f"\n{corpus}")
+        print(f"  {'':26} {'recall@5':>9} {'MRR@10':>8} {'chars@5':>8}")
+        for name, f in results.items():
+            print(f"  {name:26} {f['recall@5']:>9.3f} {f['mrr@10']:>8.3f} {f['chars@5']:>8.0f}")
+
+
+def _figures(rows: list) -> dict[str, float]:
+    count = max(len(rows), 1)
+    return {
+        "recall@5": sum(found for found, _, _ in rows) / count,
+        "mrr@10": sum(rank for _, _, rank in rows) / count,
+        "chars@5": sum(chars for _, chars, _ in rows) / count,
+    }
+
+
+if __name__ == "__main__":
+    main()
