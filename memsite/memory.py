@@ -52,6 +52,7 @@ class Memory:
         # the search index cache (default: $MEMSITE_CACHE, else .memsite/ beside the tree)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self._search_index: Any = None
+        self._chains: Any = None
         self.author = author if author is not None else os.environ.get("MEMSITE_AUTHOR") or None
         self.allow_secrets = allow_secrets
         self.notify = notify
@@ -285,8 +286,13 @@ class Memory:
         since: str | dt.date | None = None,
         until: str | dt.date | None = None,
         lexical: bool = False,
+        current: bool = False,
     ) -> list[Any]:
         """The best ``limit`` hits (``memsite.search.ranking.Hit``) for a natural-language query.
+
+        Every decision and learning hit carries ``status`` (``current`` or ``superseded``) and,
+        when superseded, ``superseded_by`` (the newest entry of its chain); among near-tied
+        scores current entries rank first, and ``current=True`` leaves superseded ones out.
 
         Quoted phrases must occur; ``kind:``, ``tier:``, ``category:``, ``tag:``, ``date:``,
         ``since:``, ``until:`` and ``path:`` in the query filter like the keyword arguments.
@@ -300,7 +306,31 @@ class Memory:
         filters = make_filters(
             kind=kind, tier=tier, category=category, tag=tag, since=since, until=until
         )
-        return self._index().search(parse_query(query), limit, filters, lexical=lexical)
+        from .search.ranking import NEAR_TIE
+        from .search.supersession import annotate, current_first_among_ties
+
+        # superseded hits may be dropped: ask for enough that ``limit`` current ones remain
+        asked = limit * 2 + 5 if current else limit
+        hits = self._index().search(parse_query(query), asked, filters, lexical=lexical)
+        hits = current_first_among_ties(annotate(hits, self._supersession()), NEAR_TIE)
+        if current:
+            hits = [hit for hit in hits if hit.status != "superseded"]
+        return hits[:limit]
+
+    def _supersession(self) -> Any:
+        """The tree's supersession chains, read again only when a cold file changed."""
+        from .search.supersession import read_supersession
+
+        stamp = []
+        for rel in (DECISIONS, LEARNINGS):
+            try:
+                info = (self.root / rel).stat()
+                stamp.append((info.st_mtime_ns, info.st_size))
+            except OSError:
+                stamp.append(None)
+        if self._chains is None or self._chains[0] != stamp:
+            self._chains = (stamp, read_supersession(self.root))
+        return self._chains[1]
 
     def recall(self, prompt: str, budget: int = 1500, limit: int = 8, lexical: bool = False) -> Any:
         """The memory most relevant to ``prompt`` that fits ``budget`` tokens (``Recalled``:
@@ -309,7 +339,11 @@ class Memory:
 
         if budget < 1:
             raise InvalidInput("budget must be 1 token or more")
+        from .search.supersession import with_successors
+
         hits = self.search(prompt, limit=limit, lexical=lexical) if prompt.strip() else []
+        # a superseded decision never comes alone: the one that holds comes first
+        hits = with_successors(self.root, hits)
         return fit_recall(hits, budget, site_url(self.root))
 
     def prime(self, task: str | None = None, budget: int = 40000, lexical: bool = False) -> Any:

@@ -29,6 +29,11 @@ def _print_hits(hits: list[Any]) -> None:
     for rank, hit in enumerate(hits, 1):
         click.echo(f"{rank}. {hit.breadcrumb}")
         click.echo(f"   {hit.citation} · {hit.date.isoformat()} · {hit.kind}")
+        if hit.superseded_by is not None:
+            newer = hit.superseded_by
+            click.echo(
+                f"   superseded by {newer.title} ({newer.id}) on {newer.date.isoformat()}"
+            )
         if hit.snippet:
             click.echo(f"   {hit.snippet}")
 
@@ -58,6 +63,9 @@ def index(ctx: click.Context, rebuild: bool) -> None:
 @click.option("--tag", help="Only entries carrying this tag.")
 @click.option("--since", metavar="DATE", help="Only from this date on (YYYY-MM-DD).")
 @click.option("--until", metavar="DATE", help="Only up to this date (YYYY-MM-DD).")
+@click.option(
+    "--current", is_flag=True, help="Leave out decisions and learnings that were superseded."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
 @LEXICAL
 @click.pass_context

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .chunks import Chunk
+from .supersession import Successor
 
 SPAN_CHARS = 2_000  # a merged span of sections stays under this many characters
 NEAR_TIE = 0.05  # hits within 5% of the top score of each other count as tied: newest first
@@ -133,6 +134,9 @@ class Hit:
     text: str
     record: str = ""
     time: dt.time | None = None
+    # decisions and learnings: "current" or "superseded" (issue 16); None for other kinds
+    status: str | None = None
+    superseded_by: Successor | None = None
 
     @property
     def citation(self) -> str:
@@ -158,6 +162,8 @@ class Hit:
             "snippet": self.snippet,
             "text": self.text,
             "record": self.record,
+            "status": self.status,
+            "superseded_by": self.superseded_by.to_dict() if self.superseded_by else None,
         }
 
 

@@ -74,12 +74,14 @@ class Recalled:
     budget: int
     tokens: int
     markdown: str
+    needed: int = 0  # the budget that would have held every matching hit
 
     def to_dict(self) -> dict[str, object]:
         return {
             "budget": self.budget,
             "tokens": self.tokens,
             "left_out": self.left_out,
+            "needed_budget": self.needed,
             "hits": [hit.to_dict() for hit in self.hits],
             "markdown": self.markdown,
         }
@@ -93,7 +95,19 @@ def render_hit(hit: Hit, base: str | None) -> str:
     # the citation carries the id
     body = "\n".join(line for line in lines if not ID_LINE.fullmatch(line)).strip()
     return (
-        f"### {hit.date.isoformat()} · {hit.breadcrumb}\nSource: {citation(hit, base)}\n\n{body}\n"
+        f"### {hit.date.isoformat()} · {hit.breadcrumb}\n{status_line(hit)}"
+        f"Source: {citation(hit, base)}\n\n{body}\n"
+    )
+
+
+def status_line(hit: Hit) -> str:
+    """For a superseded hit, the line that says so and what holds now (else nothing)."""
+    newer = hit.superseded_by
+    if newer is None:
+        return ""
+    return (
+        f"**Superseded** by {newer.title} ({newer.id}) on {newer.date.isoformat()}; "
+        "do not act on this one.\n"
     )
 
 
@@ -101,12 +115,12 @@ def _header(count: int) -> str:
     return f"## Recalled memory ({count} item{'s' if count != 1 else ''})\n"
 
 
-def _footer(left_out: int, budget: int) -> str:
+def _footer(left_out: int, budget: int, needed: int) -> str:
     if not left_out:
         return ""
     return (
         f"\n_{left_out} more matching item{'s' if left_out != 1 else ''} left out "
-        f"to stay within {budget:,} tokens._\n"
+        f"to stay within {budget:,} tokens (--budget {needed:,} would hold them all)._\n"
     )
 
 
@@ -116,27 +130,30 @@ def fit_recall(hits: Sequence[Hit], budget: int, base: str | None) -> Recalled:
     if not ordered:
         return Recalled((), 0, budget, 0, "")
     blocks = [render_hit(hit, base) for hit in ordered]
+    needed = estimate_tokens(_assemble(blocks, 0, budget, 0))
     kept: list[int] = []
     for index in range(len(blocks)):
         trial = [*kept, index]
-        text = _assemble([blocks[i] for i in trial], len(ordered) - len(trial), budget)
+        left = len(ordered) - len(trial)
+        text = _assemble([blocks[i] for i in trial], left, budget, needed)
         if estimate_tokens(text) <= budget:
             kept = trial
     taken = tuple(ordered[i] for i in kept)
     left_out = len(ordered) - len(kept)
-    markdown = _assemble([blocks[i] for i in kept], left_out, budget)
-    return Recalled(taken, left_out, budget, estimate_tokens(markdown), markdown)
+    markdown = _assemble([blocks[i] for i in kept], left_out, budget, needed)
+    return Recalled(taken, left_out, budget, estimate_tokens(markdown), markdown, needed)
 
 
-def _assemble(blocks: list[str], left_out: int, budget: int) -> str:
+def _assemble(blocks: list[str], left_out: int, budget: int, needed: int) -> str:
     if not blocks:
         return (
             f"## Recalled memory\n\n_{left_out} matching item{'s' if left_out != 1 else ''} "
-            f"left out: each alone exceeds {budget:,} tokens._\n"
+            f"left out: each alone exceeds {budget:,} tokens "
+            f"(--budget {needed:,} would hold them all)._\n"
             if left_out
             else ""
         )
-    return _header(len(blocks)) + "\n" + "\n".join(blocks) + _footer(left_out, budget)
+    return _header(len(blocks)) + "\n" + "\n".join(blocks) + _footer(left_out, budget, needed)
 
 
 # -- prime -------------------------------------------------------------------------------
@@ -168,10 +185,34 @@ class Primed:
 
     budget: int
     sections: tuple[PrimeSection, ...] = field(default_factory=tuple)
+    needed: int = 0  # the budget that would have held every section whole
+
+    @property
+    def cut(self) -> tuple[PrimeSection, ...]:
+        """Sections that were shortened or left out to fit the budget."""
+        return tuple(s for s in self.sections if s.left_out)
+
+    @property
+    def report(self) -> str:
+        """One line saying what did not fit, or "" when everything did."""
+        if not self.cut:
+            return ""
+        parts = [
+            f"{s.title.lower()} ({s.left_out} of {s.items + s.left_out} left out)" for s in self.cut
+        ]
+        return (
+            f"_Cut to fit {self.budget:,} tokens: {'; '.join(parts)}. "
+            f"--budget {self.needed:,} would hold it all._\n"
+        )
 
     @property
     def markdown(self) -> str:
-        return "\n".join(s.markdown for s in self.sections if s.markdown)
+        return (
+            "\n".join([*(s.markdown for s in self.sections if s.markdown), self.report]).strip("\n")
+            + "\n"
+            if any(s.markdown for s in self.sections) or self.report
+            else ""
+        )
 
     @property
     def tokens(self) -> int:
@@ -182,6 +223,8 @@ class Primed:
             "budget": self.budget,
             "tokens": self.tokens,
             "sections": [s.to_dict() for s in self.sections],
+            "cut": [s.name for s in self.cut],
+            "needed_budget": self.needed,
             "markdown": self.markdown,
         }
 
@@ -234,12 +277,17 @@ def render_prime(inputs: PrimeInputs, budget: int = PRIME_BUDGET) -> Primed:
         name: estimate_tokens(heads[name] + "".join(found)) if found else 0
         for name, found in items.items()
     }
-    available = max(budget - persona.tokens - len(PRIME_SHARES), 0)
+    # the report line of what was cut comes out of the budget too
+    available = max(budget - persona.tokens - len(PRIME_SHARES) - REPORT_TOKENS, 0)
     caps = share_out(needs, dict(PRIME_SHARES[1:]), available)
     sections = [persona]
     for name, title in titles.items():
         sections.append(_fill(name, title, heads[name], items[name], caps[name]))
-    return Primed(budget, tuple(sections))
+    needed = persona.tokens + sum(needs.values()) + len(PRIME_SHARES)
+    return Primed(budget, tuple(sections), needed)
+
+
+REPORT_TOKENS = 40
 
 
 def share_out(needs: dict[str, int], shares: dict[str, float], total: int) -> dict[str, int]:

@@ -1,0 +1,157 @@
+"""Which decisions (and learnings) still hold: supersession chains, for every hit (issue 16).
+
+An agent acts on what recall gives it, so a decision that a later one replaced must never be
+handed over as if it were current. A hit of a superseded entry carries ``superseded_by``: the
+newest entry at the end of its chain (A ← B ← C gives A and B both ``superseded_by`` C).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..store import tree
+from ..store.format import DECISIONS, LEARNINGS
+from ..store.model import Entry
+
+if TYPE_CHECKING:
+    from .ranking import Hit
+
+# Entry kinds that can supersede one of their own kind.
+SUPERSEDABLE = ("decision", "learning")
+
+
+@dataclass(frozen=True)
+class Successor:
+    """The entry that now holds in place of a superseded one."""
+
+    id: str
+    title: str
+    date: dt.date
+
+    def to_dict(self) -> dict[str, str]:
+        return {"id": self.id, "title": self.title, "date": self.date.isoformat()}
+
+
+@dataclass(frozen=True)
+class Supersession:
+    """``successor`` of every superseded entry (the newest of its chain), by entry id."""
+
+    successor: dict[str, Successor]
+
+    def status(self, entry_id: str, kind: str) -> str | None:
+        """``current`` or ``superseded`` for decisions and learnings, None for other kinds."""
+        if kind not in SUPERSEDABLE:
+            return None
+        return "superseded" if entry_id in self.successor else "current"
+
+    def successor_of(self, entry_id: str) -> Successor | None:
+        return self.successor.get(entry_id)
+
+
+def supersession(entries: Iterable[Entry]) -> Supersession:
+    """Follow every ``supersedes`` chain to its newest entry; a cycle stops where it repeats."""
+    by_id: dict[str, Entry] = {}
+    replaced_by: dict[str, str] = {}
+    for entry in entries:
+        if entry.kind not in SUPERSEDABLE:
+            continue
+        by_id.setdefault(entry.id, entry)
+    for entry in by_id.values():
+        target = (entry.supersedes or "").strip()
+        older = by_id.get(target)
+        if older is None or older.kind != entry.kind or target == entry.id:
+            continue
+        current = replaced_by.get(target)
+        # two entries superseding one: the newer one holds
+        if current is None or _when(entry) >= _when(by_id[current]):
+            replaced_by[target] = entry.id
+    successor: dict[str, Successor] = {}
+    for entry_id in replaced_by:
+        seen = {entry_id}
+        newest = replaced_by[entry_id]
+        while newest in replaced_by and replaced_by[newest] not in seen:
+            seen.add(newest)
+            newest = replaced_by[newest]
+        last = by_id[newest]
+        successor[entry_id] = Successor(last.id, last.title, last.date)
+    return Supersession(successor)
+
+
+def _when(entry: Entry) -> tuple[dt.date, int]:
+    return entry.date, entry.line
+
+
+def read_supersession(root: Path) -> Supersession:
+    """The supersession chains of the tree's decisions and learnings."""
+    entries: list[Entry] = []
+    for rel in (DECISIONS, LEARNINGS):
+        if (root / rel).is_file():
+            entries += tree.read_file(root, rel)[0].entries
+    return supersession(entries)
+
+
+def annotate(hits: Sequence[Hit], known: Supersession) -> list[Hit]:
+    """Each hit with its ``status`` and, when superseded, ``superseded_by``."""
+    return [
+        dataclasses.replace(
+            hit,
+            status=known.status(hit.record or hit.id, hit.kind),
+            superseded_by=known.successor_of(hit.record or hit.id),
+        )
+        for hit in hits
+    ]
+
+
+def current_first_among_ties(hits: Sequence[Hit], tolerance: float) -> list[Hit]:
+    """Score order, except that within a run of near-tied scores (within ``tolerance`` of the
+    run's top) current entries come before superseded ones."""
+    out: list[Hit] = []
+    start = 0
+    ordered = list(hits)
+    while start < len(ordered):
+        top = ordered[start].score
+        end = start + 1
+        while end < len(ordered) and top - ordered[end].score <= tolerance * max(top, 1e-9):
+            end += 1
+        out += sorted(ordered[start:end], key=lambda h: h.status == "superseded")
+        start = end
+    return out
+
+
+def with_successors(root: Path, hits: Sequence[Hit]) -> list[Hit]:
+    """``hits`` with the entry that now holds placed right before each superseded hit whose
+    successor is not among them already (issue 16: an agent acts on what it is given)."""
+    from .chunks import chunk_file
+    from .ranking import Span, span_hit
+
+    wanted = {
+        hit.superseded_by.id
+        for hit in hits
+        if hit.superseded_by is not None
+        and all((other.record or other.id) != hit.superseded_by.id for other in hits)
+    }
+    if not wanted:
+        return list(hits)
+    made: dict[str, Hit] = {}
+    for rel in (DECISIONS, LEARNINGS):
+        parsed, text = tree.read_file(root, rel)
+        if text is None:
+            continue
+        chunks = [c for c in chunk_file(rel, text) if c.record in wanted]
+        for record in {c.record for c in chunks}:
+            mine = tuple(
+                sorted((c for c in chunks if c.record == record), key=lambda c: c.position)
+            )
+            made[record] = dataclasses.replace(span_hit(Span(mine, mine[0], 0.0)), status="current")
+    out: list[Hit] = []
+    for hit in hits:
+        holder = made.pop(hit.superseded_by.id, None) if hit.superseded_by else None
+        if holder is not None:
+            out.append(dataclasses.replace(holder, score=hit.score))
+        out.append(hit)
+    return out
