@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InvalidInput, NotFound
-from .store import hot, inputs, sessions, tree
+from .store import hot, sessions, tree
 from .store.dates import days_before, parse_at
 from .store.format import DECISIONS, LEARNINGS
 from .store.intake import Intake
@@ -100,12 +100,12 @@ class Memory:
         task = self._intake.line(task, "task")
         now = _when(at, self.clock)  # type: ignore[arg-type]
         sid = (
-            inputs.one_line(session_id, "session id")
+            self._intake.line(session_id, "session id")
             if session_id is not None
             else (f"{now:%Y%m%d-%H%M%S}-{slugify(task, 32)}")
         )
         tree.check_root(self.root)
-        return sessions.start(self._journal, sid, task, now)
+        return sessions.start(self._journal, sid, task, now, chosen=session_id is not None)
 
     def end_session(self, summary: str | None = None, *, at: object = None) -> str:
         """Archive the live session into the warm log and clear ``hot/``; returns the log id."""
@@ -117,7 +117,7 @@ class Memory:
     def progress(self, step: str, files: Iterable[str] = (), *, at: object = None) -> str:
         """Record the current step (and files touched) in hot and in the warm log."""
         step = self._intake.line(step, "step")
-        files = [inputs.one_line(name, "file") for name in files]
+        files = [self._intake.line(name, "file") for name in files]
         now = _when(at, self.clock)  # type: ignore[arg-type]
         tree.check_root(self.root)
         return sessions.progress(self._journal, step, files, now)
@@ -154,7 +154,7 @@ class Memory:
         if risk is not None and risk.strip():
             fields["risk"] = self._intake.text(risk, "risk")
         if supersedes is not None:
-            fields["supersedes"] = inputs.one_line(supersedes, "--supersedes")
+            fields["supersedes"] = self._intake.line(supersedes, "--supersedes")
         return self._write_cold(DECISIONS, "decision", title, fields, tags, body, at, author)
 
     def learn(
@@ -187,14 +187,16 @@ class Memory:
         """Append an activity to the day's warm log; returns its id."""
         action = self._intake.line(action, "action")
         clean = {
-            inputs.detail_key(k): self._intake.line(v, f"detail {k!r}") if str(v).strip() else ""
+            self._intake.detail_key(k): self._intake.line(v, f"detail {k!r}")
+            if str(v).strip()
+            else ""
             for k, v in (details or {}).items()
         }
         result = self._intake.text(result, "result")
         body = self._intake.text(body, "body")
         now = _when(at, self.clock)  # type: ignore[arg-type]
         tree.check_root(self.root)
-        return self._journal.append_activity(now, action, clean, result, body, author)
+        return self._journal.append_activity(now, action, clean, result, body, self._author(author))
 
     # -- maintenance -----------------------------------------------------------------
 
@@ -222,7 +224,12 @@ class Memory:
 
     @property
     def _journal(self) -> Journal:
-        return Journal(self.root, self.author, self._notice)
+        return Journal(self.root, self._author(None), self._notice)
+
+    def _author(self, author: str | None) -> str | None:
+        """The author to sign with, redacted like every other text written (issue 15.5)."""
+        name = author if author is not None else self.author
+        return self._intake.line(name, "author") if name else name
 
     def _write_cold(
         self,
@@ -236,14 +243,16 @@ class Memory:
         author: str | None,
     ) -> str:
         title = self._intake.line(title, "title")
-        tag_list = [inputs.tag(t) for t in tags]
+        tag_list = [self._intake.tag(t) for t in tags]
         if tag_list:
             fields["tags"] = ", ".join(dict.fromkeys(tag_list))
-        fields.update(self._journal.author_field(author))
+        author = self._author(author)
+        journal = self._journal
+        fields.update(journal.author_field(author))
         body = self._intake.text(body, "body")
         now = _when(at, self.clock)  # type: ignore[arg-type]
         tree.check_root(self.root)
-        return self._journal.write_cold(rel, kind, title, fields, body, now, author)
+        return journal.write_cold(rel, kind, title, fields, body, now, author)
 
     # -- search and recall (issue 3) -------------------------------------------------
     # Thin wrappers: the work is in search/ (index, ranking, recall, priming,

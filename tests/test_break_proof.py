@@ -176,3 +176,230 @@ def test_escapes_that_hide_no_secret_are_left_alone(memory: Memory) -> None:
     why = "use \\*stars\\* &amp; ampersands; ghp\\_ is a prefix, &#103; a letter"
     entry_id = memory.decide("Escapes", why=why)
     assert memory.entry(entry_id).why == why
+
+
+# -- 15.9: a write that spans two files is whole or absent --------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("decide", "Use Redis", "--why", "speed", "--at", "2026-06-08T15:00:00"),
+        ("learn", "Cache misses", "--category", "perf", "--at", "2026-06-08T15:00:00"),
+    ],
+    ids=["decide", "learn"],
+)
+def test_a_full_day_log_leaves_no_half_decision_or_learning(
+    memory: Memory, args: tuple[str, ...]
+) -> None:
+    """The cold append succeeds, the warm pointer hits the file-size limit: both or neither."""
+    from tests.test_storage import memsite, one_error_line, snapshot
+
+    memory.log("big", body="x" * 20_000, at="2026-06-08T09:00:00")
+    root = memory.root
+    before = snapshot(root)
+    limit = len(before["warm/2026-06-08.md"]) + 100  # room for the cold file, not the log
+    assert len(before.get("cold/decisions.md", b"")) + 1_000 < limit
+    line = one_error_line(memsite("--root", str(root), *args, limit=limit))
+    assert snapshot(root) == before
+    cold = "cold/decisions.md" if args[0] == "decide" else "cold/learnings.md"
+    assert "file size limit exceeded" in line
+    assert f"was not written either ({root / cold} is unchanged)" in line
+    retried = memsite("--root", str(root), *args)  # the obvious retry writes exactly one
+    assert retried.returncode == 0, retried.stderr
+    kind = "decision" if args[0] == "decide" else "learning"
+    assert [e.title for e in memory.entries(kind)] == [args[1]]
+    assert [e.details[kind] for e in memory.entries("activity") if e.title == kind] == [
+        retried.stdout.strip()
+    ]
+
+
+def test_a_progress_whose_hot_update_fails_leaves_the_day_log_as_it_was(memory: Memory) -> None:
+    """progress appends to the day log, then replaces hot/context.json: both or neither."""
+    from tests.test_storage import memsite, one_error_line, snapshot
+
+    memory.start_session("Big context")
+    for n in range(10):
+        memory.pending_add(f"todo {n} " + "p" * 900)
+    root = memory.root
+    before = snapshot(root)
+    limit = 2_000  # the day log may be written, the context may not
+    assert "warm/2026-06-08.md" not in before and len(before["hot/context.json"]) > limit
+    args = ("progress", "step two", "--at", "2026-06-08T15:00:00")
+    line = one_error_line(memsite("--root", str(root), *args, limit=limit))
+    assert "context.json" in line and "file size limit exceeded" in line
+    assert snapshot(root) == before
+
+
+# -- 15.13: ghost ids and files that do not parse ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "shown",
+    ["<!-- id: 2026-06-08-ghost -->", "- **Id:** 2026-06-08-ghost"],
+    ids=["trailer", "field"],
+)
+def test_supersedes_must_name_a_real_decision_not_an_id_in_a_code_block(
+    memory: Memory, shown: str
+) -> None:
+    memory.decide("How ids look", why="docs", body=f"```markdown\n{shown}\n```")
+    with pytest.raises(MemsiteError, match="no decision with that id"):
+        memory.decide("Replace the ghost", why="w", supersedes="2026-06-08-ghost")
+    assert [e.title for e in memory.entries("decision")] == ["How ids look"]
+    assert [p for p in check_tree(memory.root) if p.severity == "error"] == []
+
+
+@pytest.mark.parametrize(
+    ("rel", "damage", "args"),
+    [
+        ("cold/decisions.md", "```python\nprint('hand edit')\n", ["decide", "B", "--why", "w"]),
+        ("cold/learnings.md", "~~~\nhand edit\n", ["learn", "B", "--category", "c"]),
+        ("warm/2026-06-08.md", "```\nhand edit\n", ["log", "B", "--at", "2026-06-08T15:00:00"]),
+        ("cold/decisions.md", "## Notes from the meeting\n", ["decide", "B", "--why", "w"]),
+    ],
+    ids=["unclosed fence in decisions", "in learnings", "in a day log", "a bad heading"],
+)
+def test_a_write_to_a_file_that_does_not_parse_is_refused(
+    memory: Memory, rel: str, damage: str, args: list[str]
+) -> None:
+    memory.decide("A", why="w", at="2026-06-08T10:00:00")
+    memory.learn("A", category="c", at="2026-06-08T10:00:00")
+    path = memory.root / rel
+    text = path.read_text() + "\n" + damage
+    path.write_text(text)
+    bad_line = len(text.splitlines()) - damage.count("\n") + 1
+    before = {p: p.read_bytes() for p in memory.root.rglob("*.md")}
+    result = CliRunner().invoke(cli, ["--root", str(memory.root), *args])
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {path}:{bad_line}: ")
+    assert "memsite check" in lines[0]
+    assert {p: p.read_bytes() for p in memory.root.rglob("*.md")} == before
+
+
+# -- 15.3: a session's summary and pending work never vanish -------------------------------
+
+
+def test_a_session_id_used_today_is_refused(root: Path) -> None:
+    def run(*args: str):
+        return CliRunner().invoke(cli, ["--root", str(root), *args])
+
+    assert run("session", "start", "Morning", "--id", "T").exit_code == 0
+    assert run("session", "end").exit_code == 0
+    again = run("session", "start", "Afternoon", "--id", "T")
+    assert again.exit_code == 1
+    assert again.output.strip().splitlines() == [
+        f"Error: session id 'T' was already used on {again_day(root)}; "
+        "give another --id, or none for a fresh one"
+    ]
+    assert not (root / "hot" / "context.json").exists()
+
+
+def again_day(root: Path) -> str:
+    return next((root / "warm").glob("*.md")).stem
+
+
+def test_a_session_is_archived_unless_that_very_state_is_on_disk(memory: Memory) -> None:
+    """Same generated id twice in one second (a fixed clock), and a context restored by hand
+    with an id already archived: each state is written before hot/ is cleared."""
+    memory.start_session("Rotate secrets")
+    memory.end_session()
+    memory.start_session("Rotate secrets")
+    memory.pending_add("ROTATE THE PROD DB PASSWORD")
+    memory.end_session("AFTERNOON")
+    (memory.root / "hot" / "context.json").write_text(
+        '{"session_id": "20260608-143005-rotate-secrets", "task": "Evening", '
+        '"pending_actions": ["CALL THE BANK"]}'
+    )
+    memory.end_session("EVENING")
+    archives = [e for e in memory.entries("activity") if e.title == "session end"]
+    assert [e.result for e in archives] == ["", "AFTERNOON", "EVENING"]
+    assert "ROTATE THE PROD DB PASSWORD" in archives[1].body
+    assert "CALL THE BANK" in archives[2].body
+    assert archives[0].details["session_id"] != archives[1].details["session_id"]
+
+
+def test_ending_a_session_twice_after_a_crash_archives_it_once(memory: Memory) -> None:
+    """The retry case the archive check exists for: the archive is on disk, hot/ was not
+    cleared (a kill in between); ending again writes nothing new and clears hot/."""
+    memory.start_session("Work")
+    memory.pending_add("finish")
+    context = (memory.root / "hot" / "context.json").read_text()
+    first = memory.end_session("done")
+    (memory.root / "hot" / "context.json").write_text(context)
+    assert memory.end_session("done") == first
+    assert memory.session() is None
+    assert len([e for e in memory.entries("activity") if e.title == "session end"]) == 1
+
+
+# -- 15.5: every text a command writes is redacted ----------------------------------------
+
+SECRET = TOKEN[4:]  # what must never reach disk, whatever prefix or escape surrounds it
+
+# every text option of every write command, as the test below exercises it
+WRITE_OPTIONS = {
+    ("session", "start"): {"task", "session_id"},
+    ("session", "end"): {"summary"},
+    ("progress",): {"step", "files"},
+    ("pending", "add"): {"text"},
+    ("pending", "done"): {"text"},
+    ("decide",): {"title", "why", "risk", "supersedes", "tags", "body", "author"},
+    ("learn",): {"title", "category", "why", "tags", "body", "author"},
+    ("log",): {"action", "details", "result", "body", "author"},
+}
+
+
+def _text_params(path: tuple[str, ...]) -> set[str]:
+    command = cli
+    for name in path:
+        command = command.commands[name]  # type: ignore[attr-defined]
+    return {
+        p.name
+        for p in command.params
+        if p.name and p.name != "at" and not getattr(p, "is_flag", False)
+    }
+
+
+def test_the_secret_test_covers_every_text_option_of_every_write_command() -> None:
+    for path, covered in WRITE_OPTIONS.items():
+        assert _text_params(path) == covered, path
+
+
+def _tree_text(root: Path) -> str:
+    return "\n".join(
+        p.read_bytes().decode("utf-8", "replace") for p in root.rglob("*") if p.is_file()
+    )
+
+
+def test_no_text_option_of_any_write_command_writes_a_secret(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MEMSITE_AUTHOR", raising=False)
+    t = TOKEN
+
+    def run(*args: str, ok: bool = True) -> None:
+        result = CliRunner().invoke(cli, ["--root", str(root), *args])
+        assert (result.exit_code == 0) is ok, (args, result.output)
+        assert SECRET not in _tree_text(root) or "--allow-secrets" in args, args
+
+    run("session", "start", f"task {t}", "--id", f"sid-{t}")
+    run("progress", f"step {t}", "--file", f"src/{t}.py")
+    run("pending", "add", f"todo {t}")
+    run("pending", "add", f"keep {t}")
+    run("pending", "done", f"todo {t}")
+    run(
+        "decide", f"title {t}", "--why", t, "--risk", t, "--tag", t, "--body", t,
+        "--author", t,
+    )  # fmt: skip
+    run("decide", "B", "--why", "w", "--supersedes", t, ok=False)
+    run("learn", f"title {t}", "--category", t, "--why", t, "--tag", t, "--body", t, "--author", t)
+    run("log", f"act {t}", "--detail", f"{t}={t}", "--detail", f"k={t}", "--result", t,
+        "--body", t, "--author", t)  # fmt: skip
+    assert SECRET not in (root / "hot" / "context.json").read_text()
+    run("session", "end", "--summary", t)
+    monkeypatch.setenv("MEMSITE_AUTHOR", t)
+    run("log", "signed by the environment")
+    assert "[redacted: github token]" in _tree_text(root)
+    assert [p for p in check_tree(root) if p.severity == "error"] == []
+    run("log", "kept", "--result", t, "--allow-secrets")  # the control: the grep does see it
+    assert SECRET in _tree_text(root)

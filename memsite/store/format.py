@@ -179,6 +179,20 @@ def _last_unclosed_fence(lines: list[str]) -> int | None:
     return opened_at if fence is not None else None
 
 
+def parse_heading(line: str, kind: FileKind) -> tuple[dt.date, dt.time | None, str]:
+    """The date, time and title of an entry heading; ``InvalidInput`` says what is wrong."""
+    title_text = markup.heading_text(line)
+    match = _ENTRY_TITLE.match(title_text)
+    if not match:
+        expected = "HH:MM:SS — action" if kind.kind == "activity" else "YYYY-MM-DD — Title"
+        raise InvalidInput(f"heading {title_text!r} is not an entry heading '{expected}'")
+    stamp, title = match.group(1), match.group(2).strip()
+    if kind.kind == "activity":
+        assert kind.day is not None
+        return kind.day, parse_time(stamp), title
+    return parse_date(stamp), None, title
+
+
 def _parse_section(
     lines: list[str],
     start: int,
@@ -188,22 +202,8 @@ def _parse_section(
     problems: list[Problem],
     seen: dict[str, int],
 ) -> Entry | None:
-    title_text = markup.heading_text(lines[start])
-    match = _ENTRY_TITLE.match(title_text)
-    expected = "HH:MM:SS — action" if kind.kind == "activity" else "YYYY-MM-DD — Title"
-    if not match:
-        problems.append(
-            Problem(path, start + 1, f"heading {title_text!r} is not an entry heading '{expected}'")
-        )
-        return None
-    stamp, title = match.group(1), match.group(2).strip()
-    time = None
     try:
-        if kind.kind == "activity":
-            assert kind.day is not None
-            date, time = kind.day, parse_time(stamp)
-        else:
-            date = parse_date(stamp)
+        date, time, title = parse_heading(lines[start], kind)
     except InvalidInput as err:
         problems.append(Problem(path, start + 1, str(err)))
         return None

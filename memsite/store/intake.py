@@ -43,3 +43,13 @@ class Intake:
         if not text:
             raise InvalidInput(f"{name} is empty: say why")
         return text
+
+    def tag(self, value: str) -> str:
+        return self.redact(inputs.tag(value), "tag")
+
+    def detail_key(self, value: str) -> str:
+        """A detail key, redacted without the colon of ``[redacted: kind]``, which would end
+        the key early when the detail is read back."""
+        key = inputs.detail_key(value)
+        clean = self.redact(key, "detail key")
+        return clean if clean == key else clean.replace(":", "")

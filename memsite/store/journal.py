@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import NotFound
-from . import hot, inputs, storage, tree
-from .format import DECISIONS, LEARNINGS, next_free_id, parse_entries, render_entry
+from ..errors import MemsiteError, NotFound, WriteFailed
+from . import hot, inputs, preflight, storage, tree
+from .format import DECISIONS, LEARNINGS, file_title, next_free_id, parse_entries, render_entry
 from .markup import slugify
 from .model import Entry
 
@@ -47,46 +47,62 @@ class Journal:
         now: dt.datetime,
         author: str | None,
     ) -> str:
-        """Append a decision or learning to ``rel``, point at it from the day log and, for a
-        decision, from the live session; returns its id."""
+        """Append a decision or learning to ``rel`` and its pointer to the day log (both or
+        neither), then list a decision in the live session; returns its id."""
         supersedes = fields.get("supersedes")
         written: dict[str, str] = {}
         base = f"{now.date().isoformat()}-{slugify(title)}"
         beside = self._ids_beside(rel, now.date(), base)
+        path = self.root / rel
 
         def compose(current: str) -> str:
-            taken = ids_in(current, rel)
-            if supersedes is not None and supersedes not in taken:
-                raise NotFound(f"--supersedes {supersedes!r}: no decision with that id in {rel}")
-            entry_id = next_free_id(base, taken | beside)
+            preflight.refuse_damaged(path, current, rel)
+            # an id must be a real entry's, not one shown in a code block (issue 15.13)
+            if supersedes is not None and supersedes not in preflight.entry_ids(current, rel):
+                raise NotFound(f"--supersedes {supersedes!r}: no {kind} with that id in {rel}")
+            entry_id = next_free_id(base, ids_in(current, rel) | beside)
             written["id"] = entry_id
             entry = Entry(entry_id, kind, "cold", title, now.date(), fields=fields, body=body)
-            head = (
-                ""
-                if current.strip()
-                else "# Decisions\n\n"
-                if kind == "decision"
-                else "# Learnings\n\n"
-            )
+            head = "" if current.strip() else file_title(kind) + "\n"
             return head + render_entry(entry)
 
-        storage.append(self.root, self.root / rel, compose)
+        def point_at_it() -> None:
+            written["pointer"] = "tried"
+            details = {kind: written["id"], "title": title}
+            self.append_activity(now, kind, details, "", "", author, about=f"{kind} {title}")
+
+        try:
+            storage.append(self.root, path, compose, then=point_at_it)
+        except storage.NotRestored as err:
+            raise WriteFailed(
+                f"{err}: the {kind} {written['id']} is written, without its pointer in the day "
+                "log; do not write it again"
+            ) from None
+        except MemsiteError as err:
+            if "pointer" not in written:
+                raise
+            raise WriteFailed(
+                f"{err}; the {kind} was not written either ({path} is unchanged)"
+            ) from None
         entry_id = written["id"]
-        self.append_activity(
-            now, kind, {kind: entry_id, "title": title}, "", "", author, about=f"{kind} {title}"
-        )
         if kind == "decision":
+            self._list_in_session(entry_id, now)
+        return entry_id
+
+    def _list_in_session(self, entry_id: str, now: dt.datetime) -> None:
+        """Add a decision to the live session's list; the decision is on disk by now, so a
+        failure here is a notice, not an error that would invite writing it again."""
+        try:
             with storage.lock(self.root / hot.LOCK):
-                try:
-                    context = hot.load(self.root)
-                except hot.BrokenContext as err:
-                    self.notice(str(err))
-                    context = None
+                context = hot.load(self.root)
                 if context is not None:
                     context.decisions.append(entry_id)
                     context.updated = now.isoformat()
                     hot.save(self.root, context)
-        return entry_id
+        except (MemsiteError, OSError) as err:
+            self.notice(
+                f"{err}; decision {entry_id} is written, but the live session does not list it"
+            )
 
     def _ids_beside(self, rel: str, day: dt.date, base: str) -> set[str]:
         """Ids ``base`` or ``base-N`` already stored in the other files whose ids share the
@@ -119,11 +135,14 @@ class Journal:
         body: str,
         author: str | None = None,
         about: str | None = None,
+        then: Callable[[str], None] | None = None,
     ) -> str:
         """Append one activity; its id is the date plus the slug of ``about`` (else the action).
 
         memsite's own activities (pointers, progress, session archives) pass ``about`` so that
-        their ids say what they point at and two branches don't mint the same id.
+        their ids say what they point at and two branches don't mint the same id. ``then``
+        (given the new id) is the rest of a write that spans files: if it raises, the day log
+        is put back as it was (``storage.append``).
         """
         # prune moves day logs while it holds warm/ exclusively: choosing the day log and
         # appending under a shared hold means an entry never lands in a fresh copy of a log
@@ -137,6 +156,7 @@ class Journal:
             beside = self._ids_beside(rel, now.date(), base)
 
             def compose(current: str) -> str:
+                preflight.refuse_damaged(path, current, rel)
                 entry_id = next_free_id(base, ids_in(current, rel) | beside)
                 written["id"] = entry_id
                 entry = Entry(
@@ -154,7 +174,8 @@ class Journal:
                 head = "" if current.strip() else f"# {now.date().isoformat()}\n\n"
                 return head + render_entry(entry)
 
-            storage.append(self.root, path, compose)
+            finish = (lambda: then(written["id"])) if then is not None else None
+            storage.append(self.root, path, compose, then=finish)
             return written["id"]
 
     def prune(self, cutoff: dt.date) -> list[tuple[str, str]]:

@@ -10,11 +10,11 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import NotFound
+from ..errors import InvalidInput, NotFound, WriteFailed
 from . import hot, storage, tree
-from .format import parse_entries
+from .format import next_free_id, parse_entries
 from .journal import Journal
-from .model import HotContext
+from .model import Entry, HotContext
 
 
 @dataclass(frozen=True)
@@ -26,11 +26,25 @@ class SessionStart:
     archived_id: str | None = None
 
 
-def start(journal: Journal, session_id: str, task: str, now: dt.datetime) -> SessionStart:
-    """Start a session; an unfinished one still in ``hot/`` is archived to warm first."""
+def start(
+    journal: Journal, session_id: str, task: str, now: dt.datetime, *, chosen: bool = True
+) -> SessionStart:
+    """Start a session; an unfinished one still in ``hot/`` is archived to warm first.
+
+    A session id names one session: a ``chosen`` id already used that day (or by the live
+    session) is refused, a generated one gets a ``-2``, ``-3`` suffix (issue 15.3).
+    """
     root = journal.root
     with storage.lock(root / hot.LOCK):
         previous = hot.load(root)
+        used = _ids_used(root, now.date()) | ({previous.session_id} if previous else set())
+        if session_id in used:
+            if chosen:
+                raise InvalidInput(
+                    f"session id {session_id!r} was already used on {now.date().isoformat()}; "
+                    "give another --id, or none for a fresh one"
+                )
+            session_id = next_free_id(session_id, used)
         archived_id = None
         if previous is not None:
             archived_id = archive(journal, previous, now, "session archived", None)
@@ -55,18 +69,23 @@ def end(journal: Journal, summary: str, now: dt.datetime) -> str:
 
 
 def progress(journal: Journal, step: str, files: list[str], now: dt.datetime) -> str:
-    """Record the current step (and files touched) in hot and in the warm log."""
+    """Record the current step (and files touched) in hot and in the warm log (both or
+    neither: a failed hot update takes the log entry back)."""
     with storage.lock(journal.root / hot.LOCK):
         context = require(journal.root)
         context.current_step = step
         context.files_modified += [f for f in files if f not in context.files_modified]
         context.updated = now.isoformat()
         details = {"files": ", ".join(files)} if files else {}
-        entry_id = journal.append_activity(
-            now, "progress", details, step, "", about=f"progress {step}"
+        return journal.append_activity(
+            now,
+            "progress",
+            details,
+            step,
+            "",
+            about=f"progress {step}",
+            then=lambda _: hot.save(journal.root, context),
         )
-        hot.save(journal.root, context)
-    return entry_id
 
 
 def pending_add(journal: Journal, text: str, now: dt.datetime) -> list[str]:
@@ -92,8 +111,15 @@ def pending_done(journal: Journal, text: str, now: dt.datetime) -> list[str]:
             raise NotFound(f"{text!r} {problem} pending action (pending: {listed})")
         context.pending_actions.remove(matches[0])
         context.updated = now.isoformat()
-        journal.append_activity(now, "pending done", {}, matches[0], "", about=f"done {matches[0]}")
-        hot.save(journal.root, context)
+        journal.append_activity(
+            now,
+            "pending done",
+            {},
+            matches[0],
+            "",
+            about=f"done {matches[0]}",
+            then=lambda _: hot.save(journal.root, context),
+        )
         return list(context.pending_actions)
 
 
@@ -108,16 +134,40 @@ def require(root: Path) -> HotContext:
 def archive(
     journal: Journal, context: HotContext, now: dt.datetime, action: str, summary: str | None
 ) -> str:
-    """Write a session into the warm log once (a retry after a crash finds it there)."""
+    """Write a session into the warm log once, and return the id of the entry that holds it.
+
+    An archive already there counts only if it holds this very state (same details, same
+    body, and the summary when one is given): that is a retry after a crash. Anything else,
+    even with the same session id, is written, then read back before the caller may clear
+    ``hot/`` (issue 15.3).
+    """
+    details, body = _record(context)
     for day in {now.date(), _day_of(context.updated)} - {None}:
-        path = tree.day_log(journal.root, day)  # type: ignore[arg-type]
-        if path.exists():
-            rel = path.relative_to(journal.root).as_posix()
-            for entry in parse_entries(path.read_text("utf-8", errors="replace"), rel).entries:
-                if entry.details.get("session_id") == context.session_id and entry.title.startswith(
-                    "session"
-                ):
-                    return entry.id
+        for entry in _day_entries(journal.root, day):  # type: ignore[arg-type]
+            if _holds(entry, details, body, summary):
+                return entry.id
+
+    def read_back(entry_id: str) -> None:
+        path = tree.day_log(journal.root, now.date())
+        if not any(
+            entry.id == entry_id
+            and _holds(entry, details, body, None)
+            and entry.result == (summary or "")
+            for entry in _day_entries(journal.root, now.date())
+        ):
+            raise WriteFailed(
+                f"{path}: session {context.session_id!r} did not read back as written; "
+                "nothing was written and hot/ is kept"
+            )
+
+    about = f"{action} {context.session_id}"
+    return journal.append_activity(
+        now, action, details, summary or "", body, about=about, then=read_back
+    )
+
+
+def _record(context: HotContext) -> tuple[dict[str, str], str]:
+    """The details and body of a session's archive entry."""
     details = {
         "session_id": context.session_id,
         "task": context.task,
@@ -134,9 +184,34 @@ def archive(
     ):
         if items:
             lines += [f"**{title}:**", *[f"- {item}" for item in items], ""]
-    body = "\n".join(lines).strip()
-    about = f"{action} {context.session_id}"
-    return journal.append_activity(now, action, details, summary or "", body, about=about)
+    return details, "\n".join(lines).strip()
+
+
+def _holds(entry: Entry, details: dict[str, str], body: str, summary: str | None) -> bool:
+    return (
+        entry.title.startswith("session")
+        and entry.details == details
+        and entry.body == body
+        and (not summary or entry.result == summary)
+    )
+
+
+def _day_entries(root: Path, day: dt.date) -> list[Entry]:
+    path = tree.day_log(root, day)
+    try:
+        text = path.read_text("utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    return parse_entries(text, path.relative_to(root).as_posix()).entries
+
+
+def _ids_used(root: Path, day: dt.date) -> set[str]:
+    """Session ids archived in the day log of ``day``."""
+    return {
+        entry.details["session_id"]
+        for entry in _day_entries(root, day)
+        if entry.title.startswith("session") and "session_id" in entry.details
+    }
 
 
 def _day_of(stamp: str) -> dt.date | None:

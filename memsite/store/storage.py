@@ -86,33 +86,85 @@ def _read_fd(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def append(root: Path, path: Path, compose: Callable[[str], str]) -> str:
+class NotRestored(WriteFailed):
+    """The second half of a write that spans two files failed, and the first file could not
+    be put back as it was."""
+
+
+def append(
+    root: Path,
+    path: Path,
+    compose: Callable[[str], str],
+    then: Callable[[], None] | None = None,
+) -> str:
     """Append what ``compose(current_text)`` returns to ``path``, under the file's lock.
 
     ``compose`` sees the file as it is under the lock (so ids can be chosen without races)
     and returns the text to add. Returns that text. Nothing is left behind on failure.
+
+    ``then``, the second half of a write that spans two files (a decision's pointer in the
+    day log, a step in the hot context), runs under this file's lock once the entry is on
+    disk. If it raises, the file is put back byte for byte before its error is passed on
+    (``NotRestored`` if even that fails), so either both halves are written or neither: a
+    retry after an error never writes a second copy (issue 15.9).
     """
     inside(root, path.parent)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.is_symlink():
             raise UnsafePath(f"{path}: is a symbolic link; memsite never writes through one")
+        existed = path.exists()
         with _locked_fd(path) as fd:
             raw = _read_fd(fd)
-            current = raw.decode("utf-8", errors="replace")
-            addition = compose(current)
-            data = addition.encode("utf-8")
-            if raw.strip():
-                sep = b"" if raw.endswith(b"\n\n") else b"\n" if raw.endswith(b"\n") else b"\n\n"
-                data = sep + data
-            elif raw and not raw.endswith(b"\n"):
-                data = b"\n" + data
-            _rewrite(path, raw + data, os.fstat(fd).st_mode)
+            # a file this append created is removed again on failure, not left empty
+            created = not existed and not raw
+            try:
+                current = raw.decode("utf-8", errors="replace")
+                addition = compose(current)
+                data = addition.encode("utf-8")
+                if raw.strip():
+                    sep = (
+                        b"" if raw.endswith(b"\n\n") else b"\n" if raw.endswith(b"\n") else b"\n\n"
+                    )
+                    data = sep + data
+                elif raw and not raw.endswith(b"\n"):
+                    data = b"\n" + data
+                mode = os.fstat(fd).st_mode
+                _rewrite(path, raw + data, mode)
+                if then is not None:
+                    _then_or_restore(path, None if created else raw, mode, then)
+            except BaseException:
+                if created:
+                    with contextlib.suppress(OSError):
+                        os.unlink(path)
+                raise
             return addition
     except OSError as err:
         raise WriteFailed(
             f"{path}: could not write ({_describe(err)}); the file is unchanged"
         ) from None
+
+
+def _then_or_restore(path: Path, raw: bytes | None, mode: int, then: Callable[[], None]) -> None:
+    """Run ``then``; if it raises, put ``path`` back to ``raw`` (None: remove it)."""
+    try:
+        then()
+    except BaseException as err:
+        failure: BaseException = err
+        if isinstance(err, OSError):  # not this file's error: say whose it is
+            where = f"{err.filename}: " if err.filename else ""
+            failure = WriteFailed(f"{where}could not write ({_describe(err)})")
+        try:
+            if raw is None:
+                os.unlink(path)
+            else:
+                _rewrite(path, raw, mode)
+        except OSError as undo:
+            raise NotRestored(
+                f"{failure}; and {path} could not be put back as it was ({_describe(undo)}), "
+                "so it keeps the new entry"
+            ) from None
+        raise failure from None
 
 
 def _rewrite(path: Path, data: bytes, mode: int) -> None:
