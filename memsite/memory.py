@@ -164,14 +164,18 @@ class Memory:
         why: str | None = None,
         tags: Iterable[str] = (),
         *,
+        supersedes: str | None = None,
         body: str | None = None,
         at: object = None,
         author: str | None = None,
     ) -> str:
-        """Append a learning to ``cold/learnings.md``; returns its id."""
+        """Append a learning to ``cold/learnings.md``; returns its id. ``supersedes`` names an
+        earlier learning this one corrects (it must exist)."""
         fields = {"category": self._intake.line(category, "--category")}
         if why is not None and why.strip():
             fields["why"] = self._intake.text(why, "why")
+        if supersedes is not None:
+            fields["supersedes"] = self._intake.line(supersedes, "--supersedes")
         return self._write_cold(LEARNINGS, "learning", title, fields, tags, body, at, author)
 
     def log(

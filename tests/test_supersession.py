@@ -148,3 +148,27 @@ def test_budgets_say_what_they_cut(sample: Path) -> None:
         ).stdout
     )
     assert data["left_out"] > 0 and data["needed_budget"] > 20
+
+
+def test_a_learning_supersedes_an_earlier_learning(memory: Memory) -> None:
+    old = memory.learn("Mock datetime in tests", category="testing", why="patching is quick")
+    new = memory.learn(
+        "Pass the clock instead of mocking datetime", category="testing", supersedes=old
+    )
+    hits = {h.id: h for h in memory.search("datetime mocking", lexical=True)}
+    assert hits[old].status == "superseded" and hits[old].superseded_by.id == new
+    assert memory.entry(new).supersedes == old
+    result = CliRunner().invoke(
+        cli, ["--root", str(memory.root), "learn", "X", "--category", "c", "--supersedes", "nope"]
+    )
+    assert result.exit_code == 1 and "no learning with that id" in result.output
+
+
+def test_check_reports_a_learning_that_supersedes_a_decision(memory: Memory) -> None:
+    from memsite.store.check import check_tree
+
+    decision = memory.decide("D", why="w")
+    with (memory.root / "cold" / "learnings.md").open("a") as handle:
+        handle.write(f"\n## 2026-06-08 — L\n- **Category:** c\n- **Supersedes:** {decision}\n")
+    messages = [p.message for p in check_tree(memory.root)]
+    assert f"supersedes {decision!r}, which is not a learning id" in messages

@@ -170,6 +170,7 @@ def decide(
 @click.argument("title")
 @click.option("--category", required=True, help="The kind of lesson (e.g. testing, tooling).")
 @click.option("--why", help="Why it matters, or what went wrong.")
+@click.option("--supersedes", metavar="ID", help="The id of the learning this corrects.")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
 @write_command
 def learn(
@@ -178,10 +179,11 @@ def learn(
     title: str,
     category: str,
     why: str | None,
+    supersedes: str | None,
     tags: tuple[str, ...],
 ) -> None:
     """Record a learning in cold/learnings.md; prints the id."""
-    click.echo(memory.learn(title, category, why, tags, **write))
+    click.echo(memory.learn(title, category, why, tags, supersedes=supersedes, **write))
 
 
 def _details(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, str]:

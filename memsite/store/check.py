@@ -31,14 +31,16 @@ def check_tree(root: Path) -> list[Problem]:
                     f"duplicate id {entry_id!r} (also at {first.path}:{first.line})",
                 )
             )
-    decisions = {e.id for e in entries if e.kind == "decision"}
+    ids_of = {kind: {e.id for e in entries if e.kind == kind} for kind in ("decision", "learning")}
     for entry in entries:
         target = entry.supersedes
-        if entry.kind == "decision" and target is not None:
-            if target.strip() not in decisions:
+        if entry.kind in ids_of and target is not None:
+            if target.strip() not in ids_of[entry.kind]:
                 problems.append(
                     Problem(
-                        entry.path, entry.line, f"supersedes {target!r}, which is not a decision id"
+                        entry.path,
+                        entry.line,
+                        f"supersedes {target!r}, which is not a {entry.kind} id",
                     )
                 )
             elif target.strip() == entry.id:
