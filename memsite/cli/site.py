@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from ..store.tree import find_root
 from .app import cli
 
 
@@ -75,7 +76,7 @@ def build(
     root = _explicit_root(ctx)
     if docs_only is not None:
         written = builder.export_docs(
-            root or Path("memory"), docs_only, dt.datetime.now(), allow_secrets=allow_secrets
+            root or find_root(Path(".")), docs_only, dt.datetime.now(), allow_secrets=allow_secrets
         )
         click.echo(f"wrote {len(written)} files to {docs_only}")
         return

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MemsiteError, NotFound
-from ..store.tree import check_root
+from ..store.tree import check_root, find_root
 
 CONFIG = "mkdocs.yml"
 
@@ -85,7 +85,9 @@ def default_config(root: Path, docs_dir: Path, site_dir: Path) -> dict[str, Any]
 
 
 @contextlib.contextmanager
-def _config_file(root: Path | None, site_dir: Path, config_file: Path | None) -> Iterator[Path]:
+def _config_file(
+    root: Path | None, site_dir: Path | None, config_file: Path | None
+) -> Iterator[Path]:
     if config_file is not None:
         if not config_file.is_file():
             raise NotFound(f"{config_file}: no such MkDocs configuration")
@@ -94,15 +96,25 @@ def _config_file(root: Path | None, site_dir: Path, config_file: Path | None) ->
     if Path(CONFIG).is_file():
         yield Path(CONFIG).resolve()
         return
+    if root is None:
+        # the tree is found from here up, as git finds .git (issue 10); a project's own
+        # mkdocs.yml beside it is used, and the site goes beside it, as from the project's top
+        root = find_root(Path("."))
+        if (root.parent / CONFIG).is_file():
+            yield (root.parent / CONFIG).resolve()
+            return
+        site_dir = site_dir or root.parent / "site"
     import yaml
 
-    root = root or Path("memory")
     check_root(root)
     with tempfile.TemporaryDirectory(prefix="memsite-config-") as folder:
         docs = Path(folder, "docs")
         docs.mkdir()
         path = Path(folder, CONFIG)
-        path.write_text(yaml.safe_dump(default_config(root, docs, site_dir.resolve())), "utf-8")
+        path.write_text(
+            yaml.safe_dump(default_config(root, docs, (site_dir or Path("site")).resolve())),
+            "utf-8",
+        )
         yield path
 
 
@@ -134,16 +146,15 @@ def build(
     config_file: Path | None = None,
 ) -> Path:
     """Build the site; returns the site folder. ``root`` overrides the configuration's tree
-    (``None``: the one ``mkdocs.yml`` names, or ``./memory`` with the built-in config)."""
+    (``None``: the one ``mkdocs.yml`` names, or the ``memory/`` found from here up)."""
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort, ConfigurationError, PluginError
 
-    target = Path(site_dir or "site")
-    with _config_file(root, target, config_file) as path, _root_override(root):
+    with _config_file(root, site_dir, config_file) as path, _root_override(root):
         overrides: dict[str, Any] = {"strict": strict}
         if site_dir is not None:
-            overrides["site_dir"] = str(target.resolve())
+            overrides["site_dir"] = str(site_dir.resolve())
         try:
             config = load_config(config_file=str(path), **overrides)
             plugin = config.plugins.get("memsite")
@@ -187,7 +198,7 @@ def serve(
     plugin adds the tree to the watched paths)."""
     from mkdocs.commands.serve import serve as mkdocs_serve
 
-    with _config_file(root, Path("site"), config_file) as path, _root_override(root):
+    with _config_file(root, None, config_file) as path, _root_override(root):
         options: dict[str, Any] = {"dev_addr": dev_addr} if dev_addr else {}
         mkdocs_serve(config_file=str(path), **options)
 

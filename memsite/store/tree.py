@@ -63,6 +63,33 @@ def check_root(root: Path) -> None:
         )
 
 
+MEMORY = "memory"
+
+
+def find_root(start: Path) -> Path:
+    """The memory tree a command run in ``start`` works on, found the way git finds ``.git``:
+    ``start/memory``, then ``../memory`` and so on up to the filesystem root, stopping at the
+    first folder that holds ``.git`` (the top of a project) when it has no ``memory/``.
+
+    The result is ``start / "memory"`` when the tree is right there, else an absolute path. A
+    ``memory/`` folder that is not a tree (a source package of that name) is passed over.
+    """
+    here = start.absolute()
+    tried = []
+    for folder in (here, *here.parents):
+        candidate = folder / MEMORY
+        tried.append(str(candidate))
+        if candidate.is_dir() and any((candidate / part).exists() for part in TREE_PARTS):
+            return start / MEMORY if folder == here else candidate
+        if (folder / ".git").exists():
+            tried.append(f"and stopped at {folder}, the top of a git repository")
+            break
+    raise NotFound(
+        f"no memory tree found: looked for {', '.join(tried)}; run 'memsite init' to create "
+        "./memory, or pass --root DIR (or set $MEMSITE_ROOT)"
+    )
+
+
 def read_persona(root: Path) -> str | None:
     """The text of ``persona.md``, or None when there is none or when its real path is outside
     the tree: such a file is never read, injected or published (``check`` reports it)."""
