@@ -81,6 +81,14 @@ class Memory:
                 return entry
         raise NotFound(f"no entry with id {entry_id!r} (list ids with 'memsite search')")
 
+    def get(self, ref: str) -> Any:
+        """One entry by id, hit id or citation (``path#anchor``): a ``Found`` with its full
+        markdown, ``status`` and ``superseded_by`` (issue 10)."""
+        from .search.lookup import find
+
+        tree.check_root(self.root)
+        return find(self.root, ref)
+
     def session(self) -> HotContext | None:
         """The live session, or None."""
         tree.check_root(self.root)

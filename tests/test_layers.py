@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "memsite"
-HEAVY = ("whoosh", "mkdocs", "jinja2", "nh3", "markdown", "filelock")
+HEAVY = ("whoosh", "mkdocs", "jinja2", "nh3", "markdown", "filelock", "mcp", "pydantic")
 
 
 def module_name(path: Path) -> str:
@@ -55,7 +55,7 @@ def offenders(allowed, *prefixes: str) -> list[str]:
     return found
 
 
-WINGS = ("store", "search", "site", "cli")
+WINGS = ("store", "search", "site", "agents", "cli")
 
 
 def wing(module: str) -> str:
@@ -77,7 +77,9 @@ MAY_IMPORT = {
     "search": {"errors", "store", "search"},
     "site": {"errors", "store", "search", "site"},
     "memory": {"errors", "store", "search", "memory"},
-    "cli": {"errors", "store", "search", "site", "memory", "cli", "memsite"},
+    # the protocol adapters (the MCP server) sit beside the CLI, over Memory (issue 10)
+    "agents": {"errors", "store", "search", "memory", "agents", "memsite"},
+    "cli": {"errors", "store", "search", "site", "memory", "agents", "cli", "memsite"},
 }
 
 
@@ -108,6 +110,7 @@ def test_the_package_was_found() -> None:
         "memsite.store.storage",
         "memsite.search.ranking",
         "memsite.site.plugin",
+        "memsite.agents.mcp_server",
     } <= set(MODULES)
     for name in WINGS:
         assert (PACKAGE / name / "__init__.py").is_file()
@@ -135,6 +138,14 @@ def test_only_the_site_modules_import_mkdocs_jinja_nh3_or_markdown() -> None:
 
 def test_nothing_but_the_cli_modules_imports_the_cli() -> None:
     assert offenders(is_cli, "memsite.cli") == []
+
+
+def test_only_the_agents_modules_import_the_mcp_sdk() -> None:
+    assert offenders(lambda m: wing(m) == "agents", "mcp", "pydantic") == []
+
+
+def test_nothing_but_the_cli_imports_the_agents_modules() -> None:
+    assert offenders(lambda m: is_cli(m) or wing(m) == "agents", "memsite.agents") == []
 
 
 def test_the_library_never_imports_click() -> None:

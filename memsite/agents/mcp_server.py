@@ -1,0 +1,354 @@
+"""``memsite mcp``: one memory tree served to an agent over the Model Context Protocol (stdio).
+
+A thin adapter like ``site/plugin.py``: the SDK checks each tool's typed arguments against
+its signature, the tool makes one call into ``Memory``, and a ``MemsiteError`` becomes a tool
+error result carrying memsite's one-line message, so bad input never stops the server. One
+``Memory`` lives as long as the server: the index and the embedding model load once, and
+every call first brings the index up to date with what other processes wrote.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from .. import __version__
+from ..errors import MemsiteError
+from ..memory import Memory
+from ..store import hot, tree
+from ..store.check import check_tree
+from . import mcp_results as out
+
+INSTRUCTIONS = """\
+This is the project's memory: decisions and why they were made, learnings, activity and the \
+live session, kept as markdown in the repository. Call prime once at the start of a session. \
+Before answering about earlier work, call recall with the user's message. Record what you \
+decide with decide, what you learned with learn, and what you did with log; keep the session \
+current with session_start, progress, pending_add, pending_done and session_end. Every piece \
+is dated and cited as path#anchor; get returns a whole entry. Entries are only ever appended."""
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+# every write appends an entry or updates the live session; nothing is ever deleted
+APPENDS = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+)
+READING = ("prime", "recall", "search", "get", "related", "check")
+WRITING = (
+    "session_start",
+    "progress",
+    "pending_add",
+    "pending_done",
+    "decide",
+    "learn",
+    "log",
+    "session_end",
+)
+
+Budget = Annotated[int, Field(description="Most tokens the markdown may take (at least 1).")]
+Since = Annotated[str | None, Field(description="Only from this date on (YYYY-MM-DD).")]
+Until = Annotated[str | None, Field(description="Only up to this date (YYYY-MM-DD).")]
+Tags = Annotated[list[str] | None, Field(description="Short labels, e.g. ['database'].")]
+Supersedes = Annotated[
+    str | None, Field(description="The id of the earlier entry of the same kind this replaces.")
+]
+Body = Annotated[str | None, Field(description="Longer markdown under the entry (optional).")]
+At = Annotated[
+    str | None,
+    Field(description="When it happened, ISO-8601 (default: now). Only to backfill history."),
+]
+Title = Annotated[
+    str, Field(description="One line saying what, e.g. 'Store sessions in Postgres'.")
+]
+
+T = TypeVar("T")
+
+
+def _error(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+def _one_call(method: Callable[..., T]) -> Callable[..., T]:
+    """Run a tool alone (the SDK runs tools on worker threads; ``Memory`` serves one call at a
+    time) and turn memsite's refusals into an error result the model can read and act on."""
+
+    @functools.wraps(method)
+    def call(self: MemoryTools, *args: Any, **kwargs: Any) -> Any:
+        with self.lock:
+            self.memory.notices.clear()
+            try:
+                return method(self, *args, **kwargs)
+            except MemsiteError as err:
+                return _error(str(err))
+            except OSError as err:  # the disk's refusal, in one line as on the command line
+                where = f"{err.filename}: " if err.filename else ""
+                return _error(f"{where}{err.strerror or err}")
+
+    return call
+
+
+class MemoryTools:
+    """The tools and resources over one ``Memory``; each method is one call into it."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+        self.lock = threading.Lock()
+
+    def _signed(self, ctx: Context) -> Memory:
+        """The memory, writing as $MEMSITE_AUTHOR or else as the client named in the handshake."""
+        if self.memory.author is None:
+            params = ctx.session.client_params
+            self.memory.author = params.client_info.name if params is not None else None
+        return self.memory
+
+    def _written(self, entry_id: str) -> out.Written:
+        return {"id": entry_id, "notices": list(self.memory.notices)}
+
+    # -- reading -------------------------------------------------------------------------
+
+    @_one_call
+    def prime(
+        self,
+        task: Annotated[
+            str | None, Field(description="What this session is about (default: the live one's).")
+        ] = None,
+        budget: Budget = 40000,
+    ) -> out.Primed:
+        """Load memory at the start of a session: who you are (persona), where the work stands
+        (the live session), the decisions and learnings relevant to the task, recent activity.
+        Put its markdown in your context once, before starting work."""
+        return self.memory.prime(task=task, budget=budget).to_dict()  # type: ignore[no-any-return]
+
+    @_one_call
+    def recall(
+        self,
+        prompt: Annotated[str, Field(description="The user's message, or what you need to know.")],
+        budget: Budget = 1500,
+    ) -> out.Recalled:
+        """What memory holds about a prompt, as one dated, cited markdown block within the
+        budget (empty when nothing matches). Call it before answering about earlier work."""
+        return self.memory.recall(prompt, budget=budget).to_dict()  # type: ignore[no-any-return]
+
+    @_one_call
+    def search(
+        self,
+        query: Annotated[
+            str,
+            Field(description='Words or a question; "quoted phrases" must occur; tag:x filters.'),
+        ],
+        limit: Annotated[int, Field(description="Most hits to return.")] = 10,
+        kind: Literal["decision", "learning", "activity", "note"] | None = None,
+        since: Since = None,
+        until: Until = None,
+        current: Annotated[
+            bool, Field(description="Leave out decisions and learnings that were superseded.")
+        ] = False,
+    ) -> out.Hits:
+        """Ranked pieces of memory for a query, each dated and cited (path#anchor), with the
+        status of decisions and learnings and what superseded them."""
+        hits = self.memory.search(
+            query, limit=limit, kind=kind, since=since, until=until, current=current
+        )
+        return {"hits": [hit.to_dict() for hit in hits]}
+
+    @_one_call
+    def get(
+        self,
+        id: Annotated[
+            str,
+            Field(
+                description="An entry id (2026-11-05-move-to-postgres) or a path#anchor citation."
+            ),
+        ],
+    ) -> out.Entry:
+        """One whole entry as written: its markdown, date, fields, whether it still holds and
+        what superseded it."""
+        return self.memory.get(id).to_dict()  # type: ignore[no-any-return]
+
+    @_one_call
+    def related(
+        self,
+        id: Annotated[str, Field(description="The id of an entry.")],
+        limit: Annotated[int, Field(description="Most hits to return.")] = 5,
+    ) -> out.Hits:
+        """The decisions, learnings and notes most like one entry."""
+        return {"hits": [hit.to_dict() for hit in self.memory.related(id, limit=limit)]}
+
+    @_one_call
+    def check(self) -> out.Checked:
+        """Validate the memory tree: malformed entries, duplicate ids, broken supersedes."""
+        problems = check_tree(self.memory.root)
+        errors = sum(p.severity == "error" for p in problems)
+        return {
+            "errors": errors,
+            "warnings": len(problems) - errors,
+            "problems": [
+                {"path": p.path, "line": p.line, "severity": p.severity, "message": p.message}
+                for p in problems
+            ],
+        }
+
+    # -- writing -------------------------------------------------------------------------
+
+    @_one_call
+    def session_start(
+        self, task: Annotated[str, Field(description="What this session will do.")], ctx: Context
+    ) -> out.SessionStarted:
+        """Start a live session for a task; an unfinished one is archived to the log first."""
+        started = self._signed(ctx).start_session(task)
+        return {
+            "session": started.context.to_dict(),  # type: ignore[typeddict-item]
+            "archived_id": started.archived_id,
+            "notices": list(self.memory.notices),
+        }
+
+    @_one_call
+    def progress(
+        self,
+        step: Annotated[str, Field(description="The step you are on now, in one line.")],
+        ctx: Context,
+        files: Annotated[list[str] | None, Field(description="Files touched.")] = None,
+    ) -> out.Written:
+        """Record the current step of the live session (and the files it touched)."""
+        return self._written(self._signed(ctx).progress(step, files or ()))
+
+    @_one_call
+    def pending_add(
+        self, text: Annotated[str, Field(description="Something still to do.")], ctx: Context
+    ) -> out.Pending:
+        """Add a pending action to the live session."""
+        pending = self._signed(ctx).pending_add(text)
+        return {"pending": pending, "notices": list(self.memory.notices)}
+
+    @_one_call
+    def pending_done(
+        self,
+        text: Annotated[str, Field(description="The pending action, or a unique part of it.")],
+        ctx: Context,
+    ) -> out.Pending:
+        """Mark a pending action of the live session done."""
+        pending = self._signed(ctx).pending_done(text)
+        return {"pending": pending, "notices": list(self.memory.notices)}
+
+    @_one_call
+    def decide(
+        self,
+        title: Title,
+        why: Annotated[str, Field(description="Why: the reasons a later reader needs.")],
+        ctx: Context,
+        risk: Annotated[str | None, Field(description="What could go wrong.")] = None,
+        supersedes: Supersedes = None,
+        tags: Tags = None,
+        body: Body = None,
+        at: At = None,
+    ) -> out.Written:
+        """Record a decision and why it was made (appended to cold/decisions.md)."""
+        memory = self._signed(ctx)
+        return self._written(
+            memory.decide(title, why, risk, supersedes, tags or (), body=body, at=at)
+        )
+
+    @_one_call
+    def learn(
+        self,
+        title: Title,
+        category: Annotated[str, Field(description="The kind of lesson, e.g. testing.")],
+        ctx: Context,
+        why: Annotated[str | None, Field(description="Why it matters or what went wrong.")] = None,
+        supersedes: Supersedes = None,
+        tags: Tags = None,
+        body: Body = None,
+        at: At = None,
+    ) -> out.Written:
+        """Record a learning: a mistake and its correction, a fact worth keeping."""
+        memory = self._signed(ctx)
+        return self._written(
+            memory.learn(title, category, why, tags or (), supersedes=supersedes, body=body, at=at)
+        )
+
+    @_one_call
+    def log(
+        self,
+        action: Annotated[str, Field(description="What was done, in one line.")],
+        ctx: Context,
+        details: Annotated[
+            dict[str, str] | None, Field(description="Details, e.g. {'command': 'pytest'}.")
+        ] = None,
+        result: Annotated[str | None, Field(description="How it turned out.")] = None,
+        body: Body = None,
+        at: At = None,
+    ) -> out.Written:
+        """Append an activity to today's log."""
+        memory = self._signed(ctx)
+        return self._written(memory.log(action, details, result, body=body, at=at))
+
+    @_one_call
+    def session_end(
+        self,
+        ctx: Context,
+        summary: Annotated[str | None, Field(description="What the session achieved.")] = None,
+    ) -> out.Written:
+        """End the live session: it is archived into today's log."""
+        return self._written(self._signed(ctx).end_session(summary))
+
+    # -- resources -----------------------------------------------------------------------
+
+    def _read(self, read: Callable[[], str]) -> str:
+        with self.lock:
+            try:
+                return read()
+            except MemsiteError as err:
+                raise ResourceError(str(err)) from None
+
+    def persona(self) -> str:
+        """Who the agent is (persona.md), injected at every session start."""
+
+        def read() -> str:
+            tree.check_root(self.memory.root)
+            text = tree.read_persona(self.memory.root)
+            if text is None:
+                raise ResourceError(f"{self.memory.root}: no persona.md (write one by hand)")
+            return text
+
+        return self._read(read)
+
+    def session(self) -> str:
+        """The live session: task, current step, files, decisions, pending actions."""
+
+        def read() -> str:
+            context = self.memory.session()
+            return hot.render(context) if context else "No active session.\n"
+
+        return self._read(read)
+
+    def entry(self, id: str) -> str:
+        """One entry of memory by id, as written."""
+        return self._read(lambda: self.memory.get(id).markdown)
+
+
+def build_server(memory: Memory) -> MCPServer:
+    """The MCP server over ``memory``: its tools and its read-only resources."""
+    server = MCPServer(
+        "memsite", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+    )
+    tools = MemoryTools(memory)
+    for name in READING:
+        server.add_tool(getattr(tools, name), annotations=READ_ONLY)
+    for name in WRITING:
+        server.add_tool(getattr(tools, name), annotations=APPENDS)
+    markdown = "text/markdown"
+    server.resource("memsite://persona", name="persona", mime_type=markdown)(tools.persona)
+    server.resource("memsite://session", name="session", mime_type=markdown)(tools.session)
+    server.resource("memsite://entry/{id}", name="entry", mime_type=markdown)(tools.entry)
+    return server
+
+
+def serve(memory: Memory) -> None:
+    """Serve ``memory`` over standard input and output until the client disconnects."""
+    build_server(memory).run("stdio")

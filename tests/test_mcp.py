@@ -1,0 +1,239 @@
+"""``memsite mcp`` as an agent's client sees it: a real subprocess spoken to with the MCP SDK's
+own stdio client (issue 10)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import inspect
+import os
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+import anyio  # noqa: E402  (comes with the mcp extra)
+from mcp import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
+from mcp.types import Implementation  # noqa: E402
+
+from memsite import Memory  # noqa: E402
+from memsite.store.check import check_tree  # noqa: E402
+from memsite.store.tree import init_tree  # noqa: E402
+
+READING = {"prime", "recall", "search", "get", "related", "check"}
+WRITING = {
+    "session_start",
+    "progress",
+    "pending_add",
+    "pending_done",
+    "decide",
+    "learn",
+    "log",
+    "session_end",
+}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project whose memory/ the server finds from a folder below it."""
+    init_tree(tmp_path / "project" / "memory")
+    (tmp_path / "project" / "memory" / "persona.md").write_text("# Persona\n\nTerse reviewer.\n")
+    (tmp_path / "project" / "src").mkdir()
+    return tmp_path / "project"
+
+
+def talk(
+    project: Path,
+    scenario: Callable[[ClientSession], Awaitable[Any]],
+    *,
+    env: dict[str, str] | None = None,
+) -> Any:
+    """Start ``memsite mcp`` in ``project/src`` and run ``scenario`` against it."""
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memsite", "mcp"],
+        cwd=project / "src",
+        env={"MEMSITE_CACHE": str(project / ".cache"), **(env or {})},
+    )
+    log = project / "server.log"
+
+    async def run() -> Any:
+        with log.open("a") as errlog:
+            async with stdio_client(server, errlog=errlog) as (read, write):
+                client = Implementation(name="claude-test", version="1.0")
+                async with ClientSession(read, write, client_info=client) as session:
+                    await session.initialize()
+                    return await scenario(session)
+
+    result = anyio.run(run)
+    assert "Traceback" not in log.read_text()
+    return result
+
+
+def failed(result: Any) -> str:
+    """The one-line message of a tool error result."""
+    assert result.is_error, result
+    (content,) = result.content
+    return content.text
+
+
+def test_an_agent_lists_decides_recalls_reads_and_survives_bad_input(project: Path) -> None:
+    decisions = project / "memory" / "cold" / "decisions.md"
+
+    async def scenario(session: ClientSession) -> None:
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        assert set(tools) == READING | WRITING
+        for name in READING:
+            assert tools[name].annotations.read_only_hint is True, name
+        for name in WRITING:
+            hints = tools[name].annotations
+            assert (hints.read_only_hint, hints.destructive_hint) == (False, False), name
+        assert all(tool.description and tool.output_schema for tool in tools.values())
+        resources = {str(r.uri) for r in (await session.list_resources()).resources}
+        assert resources == {"memsite://persona", "memsite://session"}
+        templates = (await session.list_resource_templates()).resource_templates
+        assert [t.uri_template for t in templates] == ["memsite://entry/{id}"]
+
+        done = await session.call_tool(
+            "decide",
+            {
+                "title": "Store sessions in Postgres",
+                "why": "Mongo lost writes under load",
+                "tags": ["database"],
+            },
+        )
+        assert not done.is_error, done
+        entry_id = done.structured_content["id"]
+        assert entry_id.endswith("-store-sessions-in-postgres")
+
+        recalled = await session.call_tool("recall", {"prompt": "why did we leave mongo?"})
+        assert not recalled.is_error, recalled
+        assert recalled.structured_content["hits"][0]["id"] == entry_id
+        assert "Mongo lost writes under load" in recalled.structured_content["markdown"]
+
+        persona = await session.read_resource("memsite://persona")
+        assert persona.contents[0].text == "# Persona\n\nTerse reviewer.\n"
+        entry = await session.read_resource(f"memsite://entry/{entry_id}")
+        assert entry.contents[0].text.startswith("## ")
+
+        before = decisions.read_bytes()
+        assert failed(await session.call_tool("decide", {"title": " ", "why": "x"})) == (
+            "title is empty"
+        )
+        assert "no decision with that id" in failed(
+            await session.call_tool("decide", {"title": "B", "why": "x", "supersedes": "nope"})
+        )
+        big = "x" * (2 * 1024 * 1024)
+        assert failed(
+            await session.call_tool("decide", {"title": "Big", "why": "x", "body": big})
+        ) == ("body is 2,097,152 bytes; the limit is 1,048,576 bytes (1 MiB)")
+        assert "valid string" in failed(await session.call_tool("decide", {"title": 3, "why": 1}))
+        assert "no entry 'nope'" in failed(await session.call_tool("get", {"id": "nope"}))
+        with pytest.raises(MCPError, match="no entry 'nope'"):
+            await session.read_resource("memsite://entry/nope")
+        assert decisions.read_bytes() == before  # nothing half-written
+
+        got = await session.call_tool("get", {"id": f"cold/decisions.md#{entry_id}"})
+        assert got.structured_content["status"] == "current"
+        assert got.structured_content["fields"]["author"] == "claude-test"  # the handshake's name
+        checked = await session.call_tool("check", {})
+        assert checked.structured_content["errors"] == 0
+
+    talk(project, scenario)
+    text = decisions.read_text("utf-8")
+    assert text.count("\n## ") == 1
+    assert "## " in text and "Store sessions in Postgres" in text
+    assert "- **Why:** Mongo lost writes under load" in text
+    assert "- **Author:** claude-test" in text
+    assert check_tree(project / "memory") == []
+
+
+@pytest.mark.skipif(
+    "allow_future" not in inspect.signature(Memory).parameters,
+    reason="the future-date rule (issue 13) has not landed",
+)
+def test_a_date_in_the_future_is_a_tool_error(project: Path) -> None:
+    later = (dt.datetime.now() + dt.timedelta(days=30)).replace(microsecond=0).isoformat()
+
+    async def scenario(session: ClientSession) -> str:
+        return failed(await session.call_tool("log", {"action": "from the future", "at": later}))
+
+    assert "future" in talk(project, scenario)
+    assert list((project / "memory" / "warm").glob("*.md")) == []
+
+
+def test_writes_are_redacted_and_signed_by_memsite_author(project: Path) -> None:
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+    async def scenario(session: ClientSession) -> Any:
+        await session.call_tool("session_start", {"task": "rotate the tokens"})
+        await session.call_tool("progress", {"step": "revoking", "files": ["auth/tokens.py"]})
+        pending = await session.call_tool("pending_add", {"text": "tell the team"})
+        assert pending.structured_content["pending"] == ["tell the team"]
+        session_text = await session.read_resource("memsite://session")
+        assert "rotate the tokens" in session_text.contents[0].text
+        return await session.call_tool(
+            "learn",
+            {"title": "Leaked", "category": "security", "why": f"token {secret} was in a log"},
+        )
+
+    learned = talk(project, scenario, env={"MEMSITE_AUTHOR": "maria"})
+    (notice,) = learned.structured_content["notices"]
+    assert notice.startswith("redacted 1 secret(s) in why (")
+    text = (project / "memory" / "cold" / "learnings.md").read_text("utf-8")
+    assert secret not in text and "- **Author:** maria" in text
+
+
+def test_the_server_and_the_cli_write_at_once_and_nothing_is_lost(project: Path) -> None:
+    """Two writers on one day log: the server's appends and a loop of ``memsite log``
+    processes; the server also sees what the CLI wrote at its next call."""
+    root = project / "memory"
+    loop = (
+        "import subprocess, sys\n"
+        "for i in range(15):\n"
+        f"    subprocess.run([sys.executable, '-m', 'memsite', '--root', {str(root)!r},"
+        " 'log', f'cli write {i}'], check=True, capture_output=True)\n"
+    )
+
+    async def scenario(session: ClientSession) -> None:
+        writer = subprocess.Popen([sys.executable, "-c", loop], env=_clean_env())
+        try:
+            for i in range(40):
+                result = await session.call_tool("log", {"action": f"mcp write {i}"})
+                assert not result.is_error, result
+        finally:
+            assert await anyio.to_thread.run_sync(writer.wait) == 0
+        found = await session.call_tool(
+            "search", {"query": '"cli write 14"', "kind": "activity", "limit": 1}
+        )
+        assert found.structured_content["hits"][0]["heading"].endswith("cli write 14")
+
+    talk(project, scenario)
+    titles = sorted(entry.title for entry in Memory(root).entries("activity"))
+    expected = sorted([f"cli write {i}" for i in range(15)] + [f"mcp write {i}" for i in range(40)])
+    assert titles == expected
+    assert [p for p in check_tree(root) if p.severity == "error"] == []
+
+
+def _clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+
+
+def test_without_the_extra_mcp_says_which_extra_to_install(project: Path) -> None:
+    """The base install has no ``mcp`` package: one line, exit 1, no traceback."""
+    hide = "import sys; sys.modules['mcp'] = None; from memsite.cli import main; main()"
+    done = subprocess.run(
+        [sys.executable, "-c", hide, "mcp"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=_clean_env(),
+    )
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == 'Error: memsite mcp needs the MCP SDK: pip install "memsite[mcp]"\n'
