@@ -16,18 +16,10 @@ from typing import Any
 import click
 
 from .. import __version__
-from ..errors import EmptyQuery, InvalidInput, MemsiteError
+from ..errors import InvalidInput, MemsiteError
 from ..memory import Memory
+from ..store.dates import parse_at
 from ..store.tree import find_root
-from .options import validate_at
-
-_validate_at = validate_at  # the name the commands imported before options.py
-
-
-class _Usage(click.ClickException):
-    """A usage error (exit 2) shown as one line, without the usage text."""
-
-    exit_code = 2
 
 
 class _Group(click.Group):
@@ -36,11 +28,6 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except click.UsageError as err:
-            # one line like every other error, keeping exit code 2 (issue 13)
-            raise _Usage(err.format_message()) from None
-        except EmptyQuery as err:
-            raise _Usage(str(err)) from None
         except MemsiteError as err:
             raise click.ClickException(str(err)) from None
         except OSError as err:
@@ -61,6 +48,16 @@ def _memory(ctx: click.Context, **kwargs: Any) -> Memory:
     )
 
 
+def _validate_at(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        parse_at(value)
+    except InvalidInput as err:
+        raise click.BadParameter(str(err)) from None
+    return value
+
+
 def text_or_stdin(value: str | None, name: str) -> str | None:
     """``value``, or standard input read strictly as UTF-8 when ``value`` is ``-``."""
     if value != "-":
@@ -74,34 +71,15 @@ def text_or_stdin(value: str | None, name: str) -> str | None:
         ) from None
 
 
-def at_options(help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Add ``--at`` and ``--allow-future``, for the commands that can backfill."""
-
-    def add(func: Callable[..., Any]) -> Callable[..., Any]:
-        func = click.option(
-            "--allow-future", is_flag=True, help="Accept an --at more than a day ahead of now."
-        )(func)
-        return click.option("--at", callback=validate_at, metavar="ISO-8601", help=help)(func)
-
-    return add
-
-
 def write_command(func: Callable[..., Any]) -> Callable[..., Any]:
     """Add the options every write command shares; the command receives ``memory`` (honouring
     ``--allow-secrets``) and ``write`` (the ``body``, ``at`` and ``author`` keywords)."""
 
     @functools.wraps(func)
     def wrapper(
-        at: str | None,
-        allow_future: bool,
-        body: str | None,
-        author: str | None,
-        allow_secrets: bool,
-        **kwargs: Any,
+        at: str | None, body: str | None, author: str | None, allow_secrets: bool, **kwargs: Any
     ) -> Any:
-        memory = _memory(
-            click.get_current_context(), allow_secrets=allow_secrets, allow_future=allow_future
-        )
+        memory = _memory(click.get_current_context(), allow_secrets=allow_secrets)
         write = {"body": text_or_stdin(body, "--body"), "at": at, "author": author}
         return func(memory=memory, write=write, **kwargs)
 
@@ -113,7 +91,12 @@ def write_command(func: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option("--author", help="Who wrote this (default: $MEMSITE_AUTHOR)."),
         click.option("--body", help="Longer text under the entry; '-' reads standard input."),
-        at_options("When it happened (backfill), e.g. 2026-06-08T14:30:00."),
+        click.option(
+            "--at",
+            callback=_validate_at,
+            metavar="ISO-8601",
+            help="When it happened (backfill), e.g. 2026-06-08T14:30:00.",
+        ),
     ):
         wrapper = option(wrapper)
     return wrapper

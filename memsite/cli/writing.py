@@ -12,8 +12,7 @@ from typing import Any
 import click
 
 from ..memory import Memory
-from .app import _memory, at_options, cli, explicit_root, write_command
-from .options import Count, key_values
+from .app import _memory, _validate_at, cli, explicit_root, write_command
 
 
 @cli.command()
@@ -59,15 +58,13 @@ def session() -> None:
 @session.command("start")
 @click.argument("task")
 @click.option("--id", "session_id", help="Session id (default: date, time and task).")
-@at_options("When the session started.")
+@click.option("--at", callback=_validate_at, metavar="ISO-8601", help="When the session started.")
 @click.pass_context
-def session_start(
-    ctx: click.Context, task: str, session_id: str | None, at: str | None, allow_future: bool
-) -> None:
+def session_start(ctx: click.Context, task: str, session_id: str | None, at: str | None) -> None:
     """Start a session; an unfinished one is reported and archived first."""
     from ..store.hot import render
 
-    memory = _memory(ctx, allow_future=allow_future)
+    memory = _memory(ctx)
     started = memory.start_session(task, session_id, at=at)
     if started.archived is not None:
         previous = started.archived
@@ -108,25 +105,21 @@ def session_show(ctx: click.Context, as_json: bool) -> None:
 
 @session.command("end")
 @click.option("--summary", help="What the session achieved.")
-@at_options("When the session ended.")
+@click.option("--at", callback=_validate_at, metavar="ISO-8601", help="When the session ended.")
 @click.pass_context
-def session_end(
-    ctx: click.Context, summary: str | None, at: str | None, allow_future: bool
-) -> None:
+def session_end(ctx: click.Context, summary: str | None, at: str | None) -> None:
     """Archive the session into today's warm log and clear hot/."""
-    click.echo(_memory(ctx, allow_future=allow_future).end_session(summary, at=at))
+    click.echo(_memory(ctx).end_session(summary, at=at))
 
 
 @cli.command()
 @click.argument("step")
 @click.option("--file", "files", multiple=True, metavar="PATH", help="A file touched (repeatable).")
-@at_options("When.")
+@click.option("--at", callback=_validate_at, metavar="ISO-8601", help="When.")
 @click.pass_context
-def progress(
-    ctx: click.Context, step: str, files: tuple[str, ...], at: str | None, allow_future: bool
-) -> None:
+def progress(ctx: click.Context, step: str, files: tuple[str, ...], at: str | None) -> None:
     """Record the current step of the live session."""
-    click.echo(_memory(ctx, allow_future=allow_future).progress(step, files, at=at))
+    click.echo(_memory(ctx).progress(step, files, at=at))
 
 
 @cli.group()
@@ -138,22 +131,19 @@ def pending() -> None:
 @click.argument("text")
 @click.pass_context
 def pending_add(ctx: click.Context, text: str) -> None:
-    """Add a pending action; prints how many are pending, and the list."""
-    _print_pending(_memory(ctx).pending_add(text))
+    """Add a pending action."""
+    for item in _memory(ctx).pending_add(text):
+        click.echo(f"- [ ] {item}")
 
 
 @pending.command("done")
 @click.argument("text")
 @click.pass_context
 def pending_done(ctx: click.Context, text: str) -> None:
-    """Mark a pending action done (exact text or a unique part of it); prints what is left."""
-    _print_pending(_memory(ctx).pending_done(text))
-
-
-def _print_pending(items: list[str]) -> None:
-    """One shape for ``pending add`` and ``pending done``: the count, then the list."""
-    click.echo(f"{len(items)} pending")
-    for item in items:
+    """Mark a pending action done (exact text or a unique part of it)."""
+    remaining = _memory(ctx).pending_done(text)
+    click.echo(f"{len(remaining)} pending")
+    for item in remaining:
         click.echo(f"- [ ] {item}")
 
 
@@ -197,13 +187,23 @@ def learn(
     click.echo(memory.learn(title, category, why, tags, supersedes=supersedes, **write))
 
 
+def _details(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, str]:
+    details = {}
+    for value in values:
+        key, sep, rest = value.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{value!r} is not KEY=VALUE")
+        details[key.strip()] = rest
+    return details
+
+
 @cli.command()
 @click.argument("action")
 @click.option(
     "--detail",
     "details",
     multiple=True,
-    callback=key_values,
+    callback=_details,
     metavar="KEY=VALUE",
     help="A detail of the activity (repeatable).",
 )
@@ -243,7 +243,7 @@ def check(ctx: click.Context, since: str | None) -> None:
     "--keep-days",
     default=7,
     show_default=True,
-    type=Count(0, 7),
+    type=click.IntRange(min=0),
     help="Days of warm logs to keep in warm/.",
 )
 @click.pass_context
