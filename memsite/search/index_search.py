@@ -27,7 +27,7 @@ from . import semantic
 from .index_documents import ANALYZER, FIELDS, attrs, record_documents, stored_chunk
 from .query import Filters
 from .query import Query as Parsed
-from .ranking import Hit, Signal, Span, fuse_scores, merge_spans, span_hit
+from .ranking import Hit, Signal, Span, assemble_spans, fuse_scores, span_hit
 
 if TYPE_CHECKING:
     from .chunks import Chunk
@@ -109,11 +109,12 @@ def search(  # type: ignore[no-untyped-def]
     if meaning is not None:
         signals.append(meaning.signal(candidates))
     scores = fuse_scores(candidates, signals)
-    spans = merge_spans(
+    spans = assemble_spans(
         {f"{p}\0{r}": list(m.values()) for (p, r), m in groups.items()},
         scores,
         matched,
-    )[:limit]
+        limit,
+    )
     terms = _terms(" ".join([query.words, *query.phrases]))
     return [span_hit(span, _snippet(span.seed.body, terms)) for span in spans]
 
