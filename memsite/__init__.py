@@ -1,12 +1,22 @@
 """memsite: an AI agent's memory as plain markdown files, searchable and published as a site."""
 
-from .errors import InvalidInput, MemsiteError, NotFound, UnsafePath, WriteFailed
+from .errors import (
+    BadValue,
+    EmptyQuery,
+    InvalidInput,
+    MemsiteError,
+    NotFound,
+    UnsafePath,
+    WriteFailed,
+)
 from .memory import Memory, SessionStart
 from .store.model import Entry, HotContext
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BadValue",
+    "EmptyQuery",
     "Entry",
     "HotContext",
     "InvalidInput",

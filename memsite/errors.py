@@ -9,6 +9,15 @@ class InvalidInput(MemsiteError):
     """A title, date, option or body was refused before anything was written."""
 
 
+class BadValue(InvalidInput):
+    """A value given for an option or argument cannot be used; the command line reports it as
+    a usage error (exit 2)."""
+
+
+class EmptyQuery(BadValue):
+    """A search query with nothing to search for: no words, no phrase, no filter."""
+
+
 class NotFound(MemsiteError):
     """A tree, session or entry that was asked for does not exist."""
 

@@ -9,33 +9,24 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InvalidInput, NotFound
-from .store import hot, sessions, tree
-from .store.dates import days_before, parse_at
+from .store import hot, sessions, storage, tree
+from .store.dates import days_before, moment_of
 from .store.format import DECISIONS, LEARNINGS
 from .store.intake import Intake
 from .store.journal import Journal
 from .store.markup import slugify
 from .store.model import Entry, HotContext
+from .store.notes import note_path, render_note
 from .store.sessions import SessionStart
-
-
-def _when(at: dt.datetime | dt.date | str | None, clock: Callable[[], dt.datetime]) -> dt.datetime:
-    if at is None:
-        return clock().replace(microsecond=0)
-    if isinstance(at, str):
-        return parse_at(at)
-    if isinstance(at, dt.datetime):
-        moment = at.astimezone().replace(tzinfo=None) if at.tzinfo else at
-        return moment.replace(microsecond=0)
-    return dt.datetime.combine(at, dt.time(12, 0))
 
 
 class Memory:
     """A memory tree rooted at ``root`` (``./memory`` by convention).
 
     Writes take ``at=`` (a datetime, date or ISO-8601 string) to backfill history; without
-    it they use ``clock()``. Secrets are redacted before writing unless ``allow_secrets``;
-    each redaction is passed to ``notify`` (and kept in ``notices``).
+    it they use ``clock()``. An ``at`` more than a day ahead of ``clock()`` is refused unless
+    ``allow_future``. Secrets are redacted before writing unless ``allow_secrets``; each
+    redaction is passed to ``notify`` (and kept in ``notices``).
     """
 
     def __init__(
@@ -44,9 +35,11 @@ class Memory:
         *,
         author: str | None = None,
         allow_secrets: bool = False,
+        allow_future: bool = False,
         notify: Callable[[str], None] | None = None,
         clock: Callable[[], dt.datetime] = dt.datetime.now,
         cache_dir: str | os.PathLike[str] | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
     ) -> None:
         self.root = Path(root)
         # the search index cache (default: $MEMSITE_CACHE, else .memsite/ beside the tree)
@@ -55,8 +48,10 @@ class Memory:
         self._chains: Any = None
         self.author = author if author is not None else os.environ.get("MEMSITE_AUTHOR") or None
         self.allow_secrets = allow_secrets
+        self.allow_future = allow_future
         self.notify = notify
         self.clock = clock
+        self.on_progress = on_progress  # (files read, of how many) while the index is built
         self.notices: list[str] = []
 
     # -- reading ---------------------------------------------------------------------
@@ -106,7 +101,7 @@ class Memory:
     ) -> SessionStart:
         """Start a session; an unfinished one still in ``hot/`` is archived to warm first."""
         task = self._intake.line(task, "task")
-        now = _when(at, self.clock)  # type: ignore[arg-type]
+        now = self._when(at)
         sid = (
             self._intake.line(session_id, "session id")
             if session_id is not None
@@ -117,7 +112,7 @@ class Memory:
 
     def end_session(self, summary: str | None = None, *, at: object = None) -> str:
         """Archive the live session into the warm log and clear ``hot/``; returns the log id."""
-        now = _when(at, self.clock)  # type: ignore[arg-type]
+        now = self._when(at)
         summary = self._intake.text(summary, "summary")
         tree.check_root(self.root)
         return sessions.end(self._journal, summary, now)
@@ -126,20 +121,20 @@ class Memory:
         """Record the current step (and files touched) in hot and in the warm log."""
         step = self._intake.line(step, "step")
         files = [self._intake.line(name, "file") for name in files]
-        now = _when(at, self.clock)  # type: ignore[arg-type]
+        now = self._when(at)
         tree.check_root(self.root)
         return sessions.progress(self._journal, step, files, now)
 
     def pending_add(self, text: str, *, at: object = None) -> list[str]:
         text = self._intake.line(text, "pending action")
-        now = _when(at, self.clock)  # type: ignore[arg-type]
+        now = self._when(at)
         tree.check_root(self.root)
         return sessions.pending_add(self._journal, text, now)
 
     def pending_done(self, text: str, *, at: object = None) -> list[str]:
         """Mark a pending action done (exact text, or a unique part of it); it is logged to warm."""
         text = self._intake.line(text, "pending action")
-        now = _when(at, self.clock)  # type: ignore[arg-type]
+        now = self._when(at)
         tree.check_root(self.root)
         return sessions.pending_done(self._journal, text, now)
 
@@ -206,9 +201,27 @@ class Memory:
         }
         result = self._intake.text(result, "result")
         body = self._intake.text(body, "body")
-        now = _when(at, self.clock)  # type: ignore[arg-type]
+        now = self._when(at)
         tree.check_root(self.root)
         return self._journal.append_activity(now, action, clean, result, body, self._author(author))
+
+    def note(
+        self, title: str, body: str | None = None, *, at: object = None, author: str | None = None
+    ) -> str:
+        """Create ``notes/<slug of title>.md`` (never over an existing file); returns its path
+        relative to the root. The body is free markdown, redacted and limited like an entry's."""
+        title = self._intake.line(title, "title")
+        body = self._intake.text(body, "body")
+        text = render_note(title, self._when(at).date(), body, self._author(author))
+        rel = note_path(title)
+        tree.check_root(self.root)
+        try:
+            storage.create(self.root, self.root / rel, text)
+        except FileExistsError:
+            raise InvalidInput(
+                f"{self.root / rel} already exists; give the note another title, or edit it"
+            ) from None
+        return rel
 
     # -- maintenance -----------------------------------------------------------------
 
@@ -223,6 +236,9 @@ class Memory:
     # -- internals -------------------------------------------------------------------
     # The writes themselves live in the store (journal: entries and ids; sessions: the hot
     # context; intake: checking and redaction); Memory picks the moment and the author.
+
+    def _when(self, at: object) -> dt.datetime:
+        return moment_of(at, self.clock, self.allow_future)
 
     def _notice(self, message: str) -> None:
         self.notices.append(message)
@@ -262,7 +278,7 @@ class Memory:
         journal = self._journal
         fields.update(journal.author_field(author))
         body = self._intake.text(body, "body")
-        now = _when(at, self.clock)  # type: ignore[arg-type]
+        now = self._when(at)
         tree.check_root(self.root)
         return journal.write_cold(rel, kind, title, fields, body, now, author)
 
@@ -320,38 +336,20 @@ class Memory:
         With the ``semantic`` extra installed the ranking also weighs meaning (issue 6);
         ``lexical=True`` ranks by words alone.
         """
-        from .search.query import make_filters, parse_query
+        from .search.query import make_filters, parse_query, require_something
+        from .search.supersession import Chains, settle
 
         if limit < 1:
             raise InvalidInput("limit must be 1 or more")
         filters = make_filters(
             kind=kind, tier=tier, category=category, tag=tag, since=since, until=until
         )
-        from .search.ranking import NEAR_TIE
-        from .search.supersession import annotate, current_first_among_ties
-
+        parsed = require_something(parse_query(query), filters, query)
         # superseded hits may be dropped: ask for enough that ``limit`` current ones remain
         asked = limit * 2 + 5 if current else limit
-        hits = self._index().search(parse_query(query), asked, filters, lexical=lexical)
-        hits = current_first_among_ties(annotate(hits, self._supersession()), NEAR_TIE)
-        if current:
-            hits = [hit for hit in hits if hit.status != "superseded"]
-        return hits[:limit]
-
-    def _supersession(self) -> Any:
-        """The tree's supersession chains, read again only when a cold file changed."""
-        from .search.supersession import read_supersession
-
-        stamp = []
-        for rel in (DECISIONS, LEARNINGS):
-            try:
-                info = (self.root / rel).stat()
-                stamp.append((info.st_mtime_ns, info.st_size))
-            except OSError:
-                stamp.append(None)
-        if self._chains is None or self._chains[0] != stamp:
-            self._chains = (stamp, read_supersession(self.root))
-        return self._chains[1]
+        hits = self._index().search(parsed, asked, filters, lexical=lexical)
+        self._chains = self._chains or Chains(self.root)
+        return settle(hits, self._chains.current(), limit, current)
 
     def recall(self, prompt: str, budget: int = 1500, limit: int = 8, lexical: bool = False) -> Any:
         """The memory most relevant to ``prompt`` that fits ``budget`` tokens (``Recalled``:
@@ -360,9 +358,12 @@ class Memory:
 
         if budget < 1:
             raise InvalidInput("budget must be 1 token or more")
+        from .search.query import parse_query
         from .search.supersession import with_successors
 
-        hits = self.search(prompt, limit=limit, lexical=lexical) if prompt.strip() else []
+        # an empty prompt recalls nothing, quietly: hooks pass every prompt (issue 13)
+        blank = parse_query(prompt).blank
+        hits = [] if blank else self.search(prompt, limit=limit, lexical=lexical)
         # a superseded decision never comes alone: the one that holds comes first
         hits = with_successors(self.root, hits)
         return fit_recall(hits, budget, site_url(self.root))

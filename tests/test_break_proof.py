@@ -346,6 +346,7 @@ WRITE_OPTIONS = {
     ("decide",): {"title", "why", "risk", "supersedes", "tags", "body", "author"},
     ("learn",): {"title", "category", "why", "tags", "body", "author"},
     ("log",): {"action", "details", "result", "body", "author"},
+    ("note",): {"title", "body", "author"},
 }
 
 
@@ -395,6 +396,7 @@ def test_no_text_option_of_any_write_command_writes_a_secret(
     run("learn", f"title {t}", "--category", t, "--why", t, "--tag", t, "--body", t, "--author", t)
     run("log", f"act {t}", "--detail", f"{t}={t}", "--detail", f"k={t}", "--result", t,
         "--body", t, "--author", t)  # fmt: skip
+    run("note", f"title {t}", "--body", t, "--author", t)
     assert SECRET not in (root / "hot" / "context.json").read_text()
     run("session", "end", "--summary", t)
     monkeypatch.setenv("MEMSITE_AUTHOR", t)

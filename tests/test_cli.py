@@ -149,7 +149,7 @@ def test_session_commands(run) -> None:
     run(
         "progress", "Reading session.py", "--file", "auth/session.py", "--at", "2026-06-08T09:05:00"
     )
-    assert run("pending", "add", "write tests").stdout == "- [ ] write tests\n"
+    assert run("pending", "add", "write tests").stdout == "1 pending\n- [ ] write tests\n"
     shown = json.loads(run("session", "show", "--json").stdout)
     assert shown["session_id"] == "s1" and shown["current_step"] == "Reading session.py"
     assert shown["files_modified"] == ["auth/session.py"] and shown["pending_actions"] == [

@@ -237,7 +237,7 @@ def test_init_ci_writes_a_workflow_that_checks_builds_strict_and_publishes(
     path, _ = render_workflow(kind)
     text = (tmp_path / path).read_text("utf-8")
     yaml.safe_load(text)
-    assert "pip install memsite" in text and "memsite check" in text
+    assert "python -m pip install " in text and "memsite check" in text
     assert "memsite build --strict" in text
     assert ".memsite/" in text  # the index cache is kept between runs
     assert ("deploy-pages" in text) if kind == "github" else ("pages:" in text and "public" in text)

@@ -16,10 +16,17 @@ from typing import Any
 import click
 
 from .. import __version__
-from ..errors import InvalidInput, MemsiteError
+from ..errors import BadValue, InvalidInput, MemsiteError
 from ..memory import Memory
-from ..store.dates import parse_at
 from ..store.tree import find_root
+from .options import validate_at
+from .progress import Progress, on_terminal
+
+
+class _Usage(click.ClickException):
+    """A usage error (exit 2) shown as one line, without the usage text."""
+
+    exit_code = 2
 
 
 class _Group(click.Group):
@@ -28,6 +35,11 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.UsageError as err:
+            # one line like every other error, keeping exit code 2 (issue 13)
+            raise _Usage(err.format_message()) from None
+        except BadValue as err:  # an empty query, an --at in the future
+            raise _Usage(str(err)) from None
         except MemsiteError as err:
             raise click.ClickException(str(err)) from None
         except OSError as err:
@@ -44,18 +56,16 @@ def _memory(ctx: click.Context, **kwargs: Any) -> Memory:
     # without --root, the tree is found from here up, as git finds .git (issue 10)
     root = explicit_root(ctx) or find_root(Path("."))
     return Memory(
-        root, notify=lambda message: click.echo(f"memsite: {message}", err=True), **kwargs
+        root,
+        notify=lambda message: click.echo(f"memsite: {message}", err=True),
+        on_progress=progress(ctx, "indexing files"),
+        **kwargs,
     )
 
 
-def _validate_at(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is None:
-        return None
-    try:
-        parse_at(value)
-    except InvalidInput as err:
-        raise click.BadParameter(str(err)) from None
-    return value
+def progress(ctx: click.Context, what: str) -> Progress:
+    """A progress display for long work: on a terminal, unless ``--quiet``."""
+    return Progress(what, shown=on_terminal() and not ctx.find_root().params.get("quiet"))
 
 
 def text_or_stdin(value: str | None, name: str) -> str | None:
@@ -71,15 +81,34 @@ def text_or_stdin(value: str | None, name: str) -> str | None:
         ) from None
 
 
+def at_options(help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Add ``--at`` and ``--allow-future``, for the commands that can backfill."""
+
+    def add(func: Callable[..., Any]) -> Callable[..., Any]:
+        func = click.option(
+            "--allow-future", is_flag=True, help="Accept an --at more than a day ahead of now."
+        )(func)
+        return click.option("--at", callback=validate_at, metavar="ISO-8601", help=help)(func)
+
+    return add
+
+
 def write_command(func: Callable[..., Any]) -> Callable[..., Any]:
     """Add the options every write command shares; the command receives ``memory`` (honouring
     ``--allow-secrets``) and ``write`` (the ``body``, ``at`` and ``author`` keywords)."""
 
     @functools.wraps(func)
     def wrapper(
-        at: str | None, body: str | None, author: str | None, allow_secrets: bool, **kwargs: Any
+        at: str | None,
+        allow_future: bool,
+        body: str | None,
+        author: str | None,
+        allow_secrets: bool,
+        **kwargs: Any,
     ) -> Any:
-        memory = _memory(click.get_current_context(), allow_secrets=allow_secrets)
+        memory = _memory(
+            click.get_current_context(), allow_secrets=allow_secrets, allow_future=allow_future
+        )
         write = {"body": text_or_stdin(body, "--body"), "at": at, "author": author}
         return func(memory=memory, write=write, **kwargs)
 
@@ -91,12 +120,7 @@ def write_command(func: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option("--author", help="Who wrote this (default: $MEMSITE_AUTHOR)."),
         click.option("--body", help="Longer text under the entry; '-' reads standard input."),
-        click.option(
-            "--at",
-            callback=_validate_at,
-            metavar="ISO-8601",
-            help="When it happened (backfill), e.g. 2026-06-08T14:30:00.",
-        ),
+        at_options("When it happened (backfill), e.g. 2026-06-08T14:30:00."),
     ):
         wrapper = option(wrapper)
     return wrapper
@@ -110,7 +134,10 @@ def write_command(func: Callable[..., Any]) -> Callable[..., Any]:
     metavar="DIR",
     help="The memory tree (default: $MEMSITE_ROOT, else the first memory/ found from here up).",
 )
-def cli(root: str | None) -> None:
+@click.option(
+    "--quiet", "-q", is_flag=True, help="No progress display while the index or site is built."
+)
+def cli(root: str | None, quiet: bool) -> None:
     """memsite: an agent's memory as plain markdown, searchable and published as a site."""
 
 

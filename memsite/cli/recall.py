@@ -7,12 +7,15 @@ themselves on the group here. Each parses, makes one ``Memory`` call, and echoes
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import click
 
 from ..store.model import KINDS, TIERS
 from .app import _memory, cli, text_or_stdin
+from .options import Count, Fraction, validate_date
+from .progress import on_terminal
 
 LEXICAL = click.option(
     "--lexical",
@@ -25,17 +28,27 @@ def _dump(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
+# A query word the snippet marks ``**so**``: one word (the index's tokens), never a field
+# label such as ``**Why:**``, which the entry's own text holds.
+_MARKED_WORD = re.compile(r"\*\*(\w+(?:\.\w+)*)\*\*")
+
+
+def styled(snippet: str) -> str:
+    """The snippet for a terminal: the marked query words bold and coloured, not ``**``."""
+    return _MARKED_WORD.sub(lambda m: click.style(m.group(1), fg="yellow", bold=True), snippet)
+
+
 def _print_hits(hits: list[Any]) -> None:
+    # in a pipe the snippet stays plain text, its query words in **bold** markdown
+    terminal = on_terminal("stdout")
     for rank, hit in enumerate(hits, 1):
         click.echo(f"{rank}. {hit.breadcrumb}")
         click.echo(f"   {hit.citation} · {hit.date.isoformat()} · {hit.kind}")
         if hit.superseded_by is not None:
             newer = hit.superseded_by
-            click.echo(
-                f"   superseded by {newer.title} ({newer.id}) on {newer.date.isoformat()}"
-            )
+            click.echo(f"   superseded by {newer.title} ({newer.id}) on {newer.date.isoformat()}")
         if hit.snippet:
-            click.echo(f"   {hit.snippet}")
+            click.echo(f"   {styled(hit.snippet) if terminal else hit.snippet}")
 
 
 @cli.command()
@@ -56,13 +69,19 @@ def index(ctx: click.Context, rebuild: bool) -> None:
 
 @cli.command()
 @click.argument("query")
-@click.option("--limit", default=10, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--limit", default=10, show_default=True, type=Count(1, 10), help="How many hits to print."
+)
 @click.option("--kind", type=click.Choice(KINDS), help="Only this kind of entry.")
 @click.option("--tier", type=click.Choice(TIERS), help="Only this tier.")
 @click.option("--category", help="Only learnings (or notes) of this category.")
 @click.option("--tag", help="Only entries carrying this tag.")
-@click.option("--since", metavar="DATE", help="Only from this date on (YYYY-MM-DD).")
-@click.option("--until", metavar="DATE", help="Only up to this date (YYYY-MM-DD).")
+@click.option(
+    "--since", metavar="DATE", callback=validate_date, help="Only from this date on (YYYY-MM-DD)."
+)
+@click.option(
+    "--until", metavar="DATE", callback=validate_date, help="Only up to this date (YYYY-MM-DD)."
+)
 @click.option(
     "--current", is_flag=True, help="Leave out decisions and learnings that were superseded."
 )
@@ -86,35 +105,29 @@ def _prompt_text(prompt: str) -> str:
 
 @cli.command()
 @click.argument("prompt")
-@click.option(
-    "--budget", default=1500, show_default=True, type=click.IntRange(min=1), help="Tokens."
-)
-@click.option(
-    "--limit", default=8, show_default=True, type=click.IntRange(min=1), help="Hits considered."
-)
+@click.option("--budget", default=1500, show_default=True, type=Count(1, 1500), help="Tokens.")
+@click.option("--limit", default=8, show_default=True, type=Count(1, 8), help="Hits considered.")
 @click.option("--json", "as_json", is_flag=True, help="Print hits, tokens and the block as JSON.")
 @LEXICAL
 @click.pass_context
 def recall(
     ctx: click.Context, prompt: str, budget: int, limit: int, as_json: bool, lexical: bool
 ) -> None:
-    """The memory relevant to PROMPT ('-' reads stdin) as one markdown block within --budget."""
-    recalled = _memory(ctx).recall(
-        _prompt_text(prompt), budget=budget, limit=limit, lexical=lexical
-    )
+    """The memory relevant to PROMPT ('-' reads stdin) as one markdown block within --budget;
+    an empty PROMPT prints nothing at all (a hook may pass one)."""
+    text = _prompt_text(prompt)
+    recalled = _memory(ctx).recall(text, budget=budget, limit=limit, lexical=lexical)
     if as_json:
         _dump(recalled.to_dict())
     elif recalled.markdown:
         click.echo(recalled.markdown, nl=False)
-    else:
+    elif text.strip():
         click.echo("memsite: nothing in memory matched", err=True)
 
 
 @cli.command()
 @click.option("--task", help="What this session is about (default: the hot context's task).")
-@click.option(
-    "--budget", default=40000, show_default=True, type=click.IntRange(min=1), help="Tokens."
-)
+@click.option("--budget", default=40000, show_default=True, type=Count(1, 40000), help="Tokens.")
 @click.option("--json", "as_json", is_flag=True, help="Print tokens per section and the payload.")
 @LEXICAL
 @click.pass_context
@@ -129,7 +142,9 @@ def prime(ctx: click.Context, task: str | None, budget: int, as_json: bool, lexi
 
 @cli.command()
 @click.argument("entry_id", metavar="ID")
-@click.option("--limit", default=5, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--limit", default=5, show_default=True, type=Count(1, 5), help="How many entries to print."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
 @LEXICAL
 @click.pass_context
@@ -146,10 +161,12 @@ def related(ctx: click.Context, entry_id: str, limit: int, as_json: bool, lexica
 
 @cli.command("eval")
 @click.argument("queries", type=click.Path(dir_okay=False, path_type=str))
-@click.option("--k", default=5, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--k", default=5, show_default=True, type=Count(1, 5), help="How many top hits count."
+)
 @click.option(
     "--min-recall",
-    type=click.FloatRange(0, 1),
+    type=Fraction(0.7),
     help="Exit 1 when recall@k is below this (for CI).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")

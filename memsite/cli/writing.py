@@ -1,4 +1,5 @@
-"""Commands that write memory: init, session, progress, pending, decide, learn, log, check, prune.
+"""Commands that write memory: init, session, progress, pending, decide, learn, log, note,
+check, prune.
 
 Each parses its options, makes one ``Memory`` call, and echoes.
 """
@@ -12,7 +13,8 @@ from typing import Any
 import click
 
 from ..memory import Memory
-from .app import _memory, _validate_at, cli, explicit_root, write_command
+from .app import _memory, at_options, cli, explicit_root, write_command
+from .options import Count, key_values
 
 
 @cli.command()
@@ -22,10 +24,19 @@ from .app import _memory, _validate_at, cli, explicit_root, write_command
     type=click.Choice(["github", "gitlab"]),
     help="Also write a CI workflow that checks the memory and publishes its site.",
 )
+@click.option(
+    "--install",
+    metavar="SPEC",
+    help="Where the CI workflow installs memsite from: a pip requirement, git URL, path or "
+    "wheel (default: how this copy was installed).",
+)
 @click.pass_context
-def init(ctx: click.Context, directory: str | None, ci: str | None) -> None:
+def init(ctx: click.Context, directory: str | None, ci: str | None, install: str | None) -> None:
     """Create a memory tree (never overwrites anything)."""
     from ..store.tree import init_tree
+
+    if install is not None and not ci:
+        raise click.UsageError("--install is for the CI workflow: give --ci github or gitlab too")
 
     # init never searches upwards: it makes ./memory unless told where (issue 10)
     target = Path(directory or explicit_root(ctx) or "memory")
@@ -38,16 +49,28 @@ def init(ctx: click.Context, directory: str | None, ci: str | None) -> None:
         f"hot/ (the live session) is git-ignored by {target / '.gitignore'}; "
         "sessions are archived into warm/ when they end."
     )
-    from ..store.git import keep_union_merges_whole
+    from ..store.git import ignore_outputs, keep_union_merges_whole
 
     said = keep_union_merges_whole(target)
     if said:
         click.echo(said)
+    ignored = ignore_outputs(Path.cwd())
+    if ignored:
+        click.echo(f"added {', '.join(ignored)} to .gitignore (what memsite builds, not memory)")
     if ci:
-        from ..site.workflows import write_workflow
+        from ..site import workflows
 
-        path, created = write_workflow(Path.cwd(), ci, target.as_posix())
-        click.echo(f"created {path}" if created else f"kept    {path} (already there)")
+        how = workflows.given_install(install) if install else workflows.this_install(Path.cwd())
+        path, created = workflows.write_workflow(Path.cwd(), ci, target.as_posix(), how)
+        if not created:
+            click.echo(f"kept    {path} (already there; remove it to write it again)")
+            return
+        click.echo(f"created {path}; CI installs memsite with: {how.command}")
+        if not how.known:
+            click.echo(
+                f"edit {path}: memsite could not tell where it was installed from; replace "
+                f"{how.spec} with a pip requirement, or run memsite init --ci {ci} --install SPEC"
+            )
 
 
 @cli.group()
@@ -58,13 +81,15 @@ def session() -> None:
 @session.command("start")
 @click.argument("task")
 @click.option("--id", "session_id", help="Session id (default: date, time and task).")
-@click.option("--at", callback=_validate_at, metavar="ISO-8601", help="When the session started.")
+@at_options("When the session started.")
 @click.pass_context
-def session_start(ctx: click.Context, task: str, session_id: str | None, at: str | None) -> None:
+def session_start(
+    ctx: click.Context, task: str, session_id: str | None, at: str | None, allow_future: bool
+) -> None:
     """Start a session; an unfinished one is reported and archived first."""
     from ..store.hot import render
 
-    memory = _memory(ctx)
+    memory = _memory(ctx, allow_future=allow_future)
     started = memory.start_session(task, session_id, at=at)
     if started.archived is not None:
         previous = started.archived
@@ -105,21 +130,25 @@ def session_show(ctx: click.Context, as_json: bool) -> None:
 
 @session.command("end")
 @click.option("--summary", help="What the session achieved.")
-@click.option("--at", callback=_validate_at, metavar="ISO-8601", help="When the session ended.")
+@at_options("When the session ended.")
 @click.pass_context
-def session_end(ctx: click.Context, summary: str | None, at: str | None) -> None:
+def session_end(
+    ctx: click.Context, summary: str | None, at: str | None, allow_future: bool
+) -> None:
     """Archive the session into today's warm log and clear hot/."""
-    click.echo(_memory(ctx).end_session(summary, at=at))
+    click.echo(_memory(ctx, allow_future=allow_future).end_session(summary, at=at))
 
 
 @cli.command()
 @click.argument("step")
 @click.option("--file", "files", multiple=True, metavar="PATH", help="A file touched (repeatable).")
-@click.option("--at", callback=_validate_at, metavar="ISO-8601", help="When.")
+@at_options("When.")
 @click.pass_context
-def progress(ctx: click.Context, step: str, files: tuple[str, ...], at: str | None) -> None:
+def progress(
+    ctx: click.Context, step: str, files: tuple[str, ...], at: str | None, allow_future: bool
+) -> None:
     """Record the current step of the live session."""
-    click.echo(_memory(ctx).progress(step, files, at=at))
+    click.echo(_memory(ctx, allow_future=allow_future).progress(step, files, at=at))
 
 
 @cli.group()
@@ -131,19 +160,22 @@ def pending() -> None:
 @click.argument("text")
 @click.pass_context
 def pending_add(ctx: click.Context, text: str) -> None:
-    """Add a pending action."""
-    for item in _memory(ctx).pending_add(text):
-        click.echo(f"- [ ] {item}")
+    """Add a pending action; prints how many are pending, and the list."""
+    _print_pending(_memory(ctx).pending_add(text))
 
 
 @pending.command("done")
 @click.argument("text")
 @click.pass_context
 def pending_done(ctx: click.Context, text: str) -> None:
-    """Mark a pending action done (exact text or a unique part of it)."""
-    remaining = _memory(ctx).pending_done(text)
-    click.echo(f"{len(remaining)} pending")
-    for item in remaining:
+    """Mark a pending action done (exact text or a unique part of it); prints what is left."""
+    _print_pending(_memory(ctx).pending_done(text))
+
+
+def _print_pending(items: list[str]) -> None:
+    """One shape for ``pending add`` and ``pending done``: the count, then the list."""
+    click.echo(f"{len(items)} pending")
+    for item in items:
         click.echo(f"- [ ] {item}")
 
 
@@ -187,23 +219,13 @@ def learn(
     click.echo(memory.learn(title, category, why, tags, supersedes=supersedes, **write))
 
 
-def _details(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, str]:
-    details = {}
-    for value in values:
-        key, sep, rest = value.partition("=")
-        if not sep or not key.strip():
-            raise click.BadParameter(f"{value!r} is not KEY=VALUE")
-        details[key.strip()] = rest
-    return details
-
-
 @cli.command()
 @click.argument("action")
 @click.option(
     "--detail",
     "details",
     multiple=True,
-    callback=_details,
+    callback=key_values,
     metavar="KEY=VALUE",
     help="A detail of the activity (repeatable).",
 )
@@ -214,6 +236,14 @@ def log(
 ) -> None:
     """Append an activity to today's warm log; prints the id."""
     click.echo(memory.log(action, details, result, **write))
+
+
+@cli.command()
+@click.argument("title")
+@write_command
+def note(memory: Memory, write: dict[str, Any], title: str) -> None:
+    """Create notes/<slug>.md titled TITLE from --body (never overwrites); prints its path."""
+    click.echo(memory.root / memory.note(title, **write))
 
 
 @cli.command()
@@ -243,7 +273,7 @@ def check(ctx: click.Context, since: str | None) -> None:
     "--keep-days",
     default=7,
     show_default=True,
-    type=click.IntRange(min=0),
+    type=Count(0, 7),
     help="Days of warm logs to keep in warm/.",
 )
 @click.pass_context

@@ -14,13 +14,14 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field, replace
 
-from ..errors import InvalidInput
+from ..errors import EmptyQuery, InvalidInput
 from ..store.dates import parse_date
 
 _FILTER = re.compile(
     r'(?<!\S)(kind|tier|category|tags?|path|date|since|until):(?:"([^"]*)"|(\S+))', re.IGNORECASE
 )
 _PHRASE = re.compile(r'"([^"]+)"')
+_WORD = re.compile(r"[^\W_]")
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,11 @@ class Query:
     def empty(self) -> bool:
         return not self.words.strip() and not self.phrases
 
+    @property
+    def blank(self) -> bool:
+        """Nothing to search for: no word (``*`` and ``?`` are punctuation), phrase or filter."""
+        return not _WORD.search(self.words) and not self.phrases and not self.filters
+
 
 def parse_query(text: str) -> Query:
     """Split a query into free words, phrases and filters (see the module docstring)."""
@@ -121,6 +127,16 @@ def parse_query(text: str) -> Query:
         until=until,
     )
     return Query(" ".join(words.split()), phrases, filters)
+
+
+def require_something(query: Query, filters: Filters, text: str) -> Query:
+    """``query``, unless it and ``filters`` ask for nothing at all (``EmptyQuery``)."""
+    if query.blank and not filters:
+        raise EmptyQuery(
+            f'query {text!r} has nothing to search for; give words, a "phrase" or a filter, '
+            'e.g. "why postgres" or tag:security'
+        )
+    return query
 
 
 def make_filters(

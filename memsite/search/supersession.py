@@ -95,6 +95,37 @@ def read_supersession(root: Path) -> Supersession:
     return supersession(entries)
 
 
+class Chains:
+    """The supersession chains of one tree, read again only when a cold file changed."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._read: tuple[list[tuple[int, int] | None], Supersession] | None = None
+
+    def current(self) -> Supersession:
+        stamp: list[tuple[int, int] | None] = []
+        for rel in (DECISIONS, LEARNINGS):
+            try:
+                info = (self.root / rel).stat()
+                stamp.append((info.st_mtime_ns, info.st_size))
+            except OSError:
+                stamp.append(None)
+        if self._read is None or self._read[0] != stamp:
+            self._read = (stamp, read_supersession(self.root))
+        return self._read[1]
+
+
+def settle(hits: Sequence[Hit], known: Supersession, limit: int, current: bool) -> list[Hit]:
+    """The best ``limit`` hits, each with its status; among near-tied scores current entries
+    first, and with ``current`` no superseded entry at all."""
+    from .ranking import NEAR_TIE
+
+    settled = current_first_among_ties(annotate(hits, known), NEAR_TIE)
+    if current:
+        settled = [hit for hit in settled if hit.status != "superseded"]
+    return settled[:limit]
+
+
 def annotate(hits: Sequence[Hit], known: Supersession) -> list[Hit]:
     """Each hit with its ``status`` and, when superseded, ``superseded_by``."""
     return [

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+import json
+import shlex
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import unquote, urlparse
 
 from ..errors import InvalidInput
+from ..store import inputs
 
 GITHUB_PATH = ".github/workflows/memsite.yml"
 GITLAB_PATH = ".gitlab-ci.yml"
@@ -32,7 +39,7 @@ jobs:
       - uses: actions/setup-python@v5
         with:
           python-version: "3.12"
-      - run: python -m pip install memsite
+{install}
       # the search index is a cache: restoring the last one makes the build incremental
       - uses: actions/cache@v4
         with:
@@ -67,7 +74,7 @@ _GITLAB = """\
     paths:
       - {cache}
   before_script:
-    - python -m pip install memsite
+{install}
   script:
     - memsite{root} check
     - memsite{root} build --strict --site-dir public
@@ -87,21 +94,100 @@ pages:
 """
 
 
-def render_workflow(kind: str, root: str = "memory") -> tuple[str, str]:
+@dataclass(frozen=True)
+class Install:
+    """Where CI installs memsite from: a pip requirement, or a placeholder to replace."""
+
+    spec: str
+    known: bool = True
+
+    @property
+    def command(self) -> str:
+        return f"python -m pip install {shlex.quote(self.spec)}"
+
+
+PLACEHOLDER = Install("SET-WHERE-TO-INSTALL-MEMSITE-FROM", known=False)
+
+_HOW_TO_CHANGE = """\
+memsite is installed from the spec below; change it to any pip requirement: a version
+from your package index (memsite==VERSION), a git URL (git+https://HOST/OWNER/memsite@COMMIT),
+a path in this repository (./tools/memsite) or a wheel (./wheels/memsite-VERSION.whl).
+`memsite init --ci KIND --install SPEC` writes it for you."""
+_UNKNOWN = """\
+memsite could not tell where it was installed from: replace the placeholder below
+before the first run, or the run stops here."""
+
+
+def install_spec(direct_url: dict[str, Any] | None, repo: Path) -> Install:
+    """Where CI should install memsite from, told by how this copy was installed (PEP 610
+    ``direct_url.json``, None when it came from a package index): a VCS checkout gives
+    ``git+URL@COMMIT``, a folder or wheel inside ``repo`` its relative path, a wheel at an
+    https URL that URL; anything else the :data:`PLACEHOLDER`."""
+    if not direct_url or not isinstance(direct_url.get("url"), str):
+        return PLACEHOLDER
+    url = direct_url["url"]
+    vcs = direct_url.get("vcs_info")
+    if isinstance(vcs, dict) and vcs.get("commit_id"):
+        spec = f"{vcs.get('vcs', 'git')}+{url}@{vcs['commit_id']}"
+        sub = direct_url.get("subdirectory")
+        return Install(f"{spec}#subdirectory={sub}" if sub else spec)
+    parsed = urlparse(url)
+    if parsed.scheme == "file":
+        local = Path(unquote(parsed.path)).resolve()
+        base = repo.resolve()
+        if local == base or base in local.parents:
+            rel = local.relative_to(base).as_posix()
+            return Install("." if rel == "." else f"./{rel}")
+        return PLACEHOLDER
+    if parsed.scheme == "https" and "archive_info" in direct_url:
+        return Install(url)
+    return PLACEHOLDER
+
+
+def this_install(repo: Path) -> Install:
+    """:func:`install_spec` for the memsite that is running."""
+    try:
+        text = importlib.metadata.distribution("memsite").read_text("direct_url.json")
+        data = json.loads(text) if text else None
+    except (importlib.metadata.PackageNotFoundError, ValueError, OSError):
+        return PLACEHOLDER
+    return install_spec(data if isinstance(data, dict) else None, repo)
+
+
+def given_install(spec: str) -> Install:
+    """An install spec given by hand (``init --install``): one line of text."""
+    return Install(inputs.one_line(spec, "--install"))
+
+
+def _install_step(kind: str, install: Install) -> str:
+    comment = _HOW_TO_CHANGE.replace("KIND", kind) + ("\n" + _UNKNOWN if not install.known else "")
+    indent = "      " if kind == "github" else "    "
+    lines = [f"{indent}# {line}" for line in comment.splitlines()]
+    # JSON is YAML: the command stays one scalar whatever the spec holds
+    key = "- run: " if kind == "github" else "- "
+    return "\n".join([*lines, f"{indent}{key}{json.dumps(install.command)}"])
+
+
+def render_workflow(
+    kind: str, root: str = "memory", install: Install = PLACEHOLDER
+) -> tuple[str, str]:
     """The path (relative to the repository) and text of the workflow for ``kind``."""
     option = "" if root in ("memory", "./memory", "") else f" --root {root}"
     parent = PurePosixPath(root or "memory").parent
     cache = ".memsite/" if str(parent) == "." else f"{parent}/.memsite/"
+    step = _install_step(kind, install)
     if kind == "github":
-        return GITHUB_PATH, _GITHUB.format(root=option, cache=cache)
+        return GITHUB_PATH, _GITHUB.format(root=option, cache=cache, install=step)
     if kind == "gitlab":
-        return GITLAB_PATH, _GITLAB.format(root=option, cache=cache)
+        return GITLAB_PATH, _GITLAB.format(root=option, cache=cache, install=step)
     raise InvalidInput(f"--ci {kind!r}: expected github or gitlab")
 
 
-def write_workflow(repo: Path, kind: str, root: str = "memory") -> tuple[Path, bool]:
+def write_workflow(
+    repo: Path, kind: str, root: str = "memory", install: Install = PLACEHOLDER
+) -> tuple[Path, bool]:
     """Write the workflow under ``repo`` unless a file is already there; (path, created)."""
-    rel, text = render_workflow(kind, root)
+    rel, text = render_workflow(kind, root, install)
     path = repo / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     try:

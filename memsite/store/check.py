@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from pathlib import Path
 
-from . import hot, tree
-from .format import Problem, parse_entries
+from . import hot, markup, tree
+from .format import Problem, next_free_id, parse_entries
 from .git import run
+from .markup import slugify
 from .model import Entry
 
 
@@ -49,6 +51,7 @@ def check_tree(root: Path) -> list[Problem]:
             problems.append(
                 Problem(entry.path, entry.line, "learning has no Category field", "warning")
             )
+    problems += _lost_id_lines(entries, read.texts)
     for rel in read.texts:
         kind = rel.split("/")
         if kind[0] == "warm" and rel.endswith(".md"):
@@ -64,6 +67,66 @@ def check_tree(root: Path) -> list[Problem]:
         problems.append(Problem(hot.CONTEXT, 1, str(err).split(": ", 1)[-1]))
     problems.sort(key=lambda p: (p.path, p.line))
     return problems
+
+
+_STORED_ID = re.compile(r"^(?:<!-- id: \S+ -->|[-*+] \*\*id:\*\*)", re.IGNORECASE)
+
+
+def _lost_id_lines(entries: list[Entry], texts: dict[str, str]) -> list[Problem]:
+    """Entries memsite wrote that lost their id line (issue 13).
+
+    A hand-written entry may have no id (``docs/format.md``), so only an entry that memsite is
+    known to have written is held to it: a decision or learning that a pointer in a day log
+    names, and memsite's own pointers and session archives, known by their details.
+    """
+    pointers = {
+        (e.title, e.date, e.details["title"]): e
+        for e in entries
+        if e.kind == "activity" and e.title in ("decision", "learning") and _is_pointer(e)
+    }
+    taken = {e.id for e in entries}
+    lines_of: dict[str, list[str]] = {}
+    problems = []
+    for entry in entries:
+        if entry.kind == "note" or entry.path not in texts:
+            continue
+        if entry.path not in lines_of:
+            text = markup.normalize_newlines(texts[entry.path].removeprefix("\ufeff"))
+            lines_of[entry.path] = markup.split_lines(text)
+        own = lines_of[entry.path][entry.line - 1 : entry.end_line]
+        if any(_STORED_ID.match(line) for line in own):
+            continue
+        pointer = pointers.get((entry.kind, entry.date, entry.title))
+        if pointer is not None:
+            expected = pointer.details[entry.kind]
+            why = f"its pointer at {pointer.path}:{pointer.line} names it"
+        elif entry.kind == "activity" and (about := _own_activity(entry)):
+            expected = next_free_id(f"{entry.date.isoformat()}-{slugify(about)}", taken)
+            why = f"memsite writes the {entry.title!r} activities"
+        else:
+            continue
+        problems.append(
+            Problem(
+                entry.path,
+                entry.line,
+                f"entry {expected!r} has lost its id line ({why}); add "
+                f"'<!-- id: {expected} -->' as its last line, after line {entry.end_line}",
+            )
+        )
+    return problems
+
+
+def _is_pointer(entry: Entry) -> bool:
+    return bool(entry.details.get(entry.title)) and bool(entry.details.get("title"))
+
+
+def _own_activity(entry: Entry) -> str | None:
+    """What memsite named one of its own activities after, or None for any other."""
+    if entry.title in ("decision", "learning") and _is_pointer(entry):
+        return f"{entry.title} {entry.details['title']}"
+    if entry.title in ("session end", "session archived") and entry.details.get("session_id"):
+        return f"{entry.title} {entry.details['session_id']}"
+    return None
 
 
 def audit_since(root: Path, ref: str) -> list[Problem]:

@@ -17,6 +17,7 @@ from ..errors import InvalidInput
 from . import markup
 from .dates import parse_date, parse_time
 from .model import Entry
+from .notes import front_matter, note_date, note_id, note_title  # noqa: F401 (chunks, pages)
 
 DECISIONS = "cold/decisions.md"
 LEARNINGS = "cold/learnings.md"
@@ -221,17 +222,34 @@ def _parse_section(
         stop -= 1
         while stop > index and not lines[stop - 1].strip():
             stop -= 1
-    for i, outside in markup.outside_fences(lines[index:stop]):
-        other = ID_TRAILER.match(lines[index + i]) if outside else None
-        if other:
-            problems.append(
-                Problem(
-                    path,
-                    start + 1,
-                    f"entry has two ids ({other.group(1)}, {entry_id}): "
-                    "a heading was deleted, or a merge mixed the lines of two entries",
-                )
+    inner = [
+        (index + i, found)
+        for i, outside in markup.outside_fences(lines[index:stop])
+        if outside and (found := ID_TRAILER.match(lines[index + i]))
+    ]
+    if entry_id is None and inner:
+        # the entry's id line is not its last line: text was added after it (issue 13)
+        at, closing = inner.pop()
+        after = next(i for i in range(at + 1, last_line) if lines[i].strip()) + 1
+        problems.append(
+            Problem(
+                path,
+                after,
+                f"text after the id line of entry {closing.group(1)!r} (line {at + 1}): an "
+                "entry ends with its id line; move the text above that line, or give it an "
+                "entry heading of its own",
             )
+        )
+        entry_id = closing.group(1)
+    for _, other in inner:
+        problems.append(
+            Problem(
+                path,
+                start + 1,
+                f"entry has two ids ({other.group(1)}, {entry_id}): "
+                "a heading was deleted, or a merge mixed the lines of two entries",
+            )
+        )
 
     def skip_blank(i: int) -> int:
         while i < stop and not lines[i].strip():
@@ -329,52 +347,7 @@ def next_free_id(base: str, taken: dict[str, int] | set[str]) -> str:
     return f"{base}-{number}"
 
 
-# -- notes -------------------------------------------------------------------------------
-
-_DATE_LINE = re.compile(r"^\s*(?:\*\*)?Date:?(?:\*\*)?:?\s*(\d{4}-\d{2}-\d{2})", re.IGNORECASE)
-
-
-def front_matter(lines: list[str]) -> tuple[dict[str, str], int]:
-    """Simple ``key: value`` pairs of a leading ``---`` block, and the index after it."""
-    if not lines or lines[0].strip() != "---":
-        return {}, 0
-    pairs: dict[str, str] = {}
-    for index in range(1, min(len(lines), 200)):
-        line = lines[index]
-        if line.strip() in ("---", "..."):
-            return pairs, index + 1
-        found = _DETAIL.match(line)
-        if found and not line.startswith((" ", "\t", "-")):
-            pairs[found.group(1).strip().lower()] = (found.group(2) or "").strip().strip("'\"")
-    return {}, 0
-
-
-def note_date(lines: list[str], fallback: dt.date | None) -> dt.date | None:
-    meta, after = front_matter(lines)
-    candidates = [meta.get("date", "")[:10]]
-    candidates += [
-        m.group(1) for line in lines[after : after + 40] if (m := _DATE_LINE.match(line))
-    ]
-    for candidate in candidates:
-        try:
-            return parse_date(candidate)
-        except InvalidInput:
-            continue
-    return fallback
-
-
-def note_title(lines: list[str], path: str) -> str:
-    meta, after = front_matter(lines)
-    if meta.get("title"):
-        return meta["title"]
-    for index, outside in markup.outside_fences(lines):
-        if index >= after and outside and markup.heading_level(lines[index]) == 1:
-            return markup.heading_text(lines[index])
-    return PurePosixPath(path).stem.replace("-", " ").replace("_", " ")
-
-
-def note_id(path: str) -> str:
-    return "note-" + markup.slugify(str(PurePosixPath(path).with_suffix("")), limit=120)
+# -- notes (read in .notes) -----------------------------------------------------------
 
 
 def _note(lines: list[str], path: str, kind: FileKind, fallback: dt.date | None) -> Entry:

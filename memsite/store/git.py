@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 from ..errors import InvalidInput
+from . import storage
 
 
 def run(root: Path, *args: str) -> bytes:
@@ -47,3 +48,40 @@ def keep_union_merges_whole(root: Path) -> str | None:
         )
     run(root, "config", "--local", "merge.conflictStyle", "diff3")
     return "set git merge.conflictStyle=diff3 in this repository so union merges keep entries whole"
+
+
+# What memsite makes that is not memory: the built site (where ``memsite build`` puts it from
+# the repository's top) and the search index cache beside the tree. Each with the spellings
+# that already ignore it.
+_OUTPUTS = {
+    "/site/": {"site", "site/", "/site", "/site/"},
+    ".memsite/": {".memsite", ".memsite/", "/.memsite", "/.memsite/", "**/.memsite/"},
+}
+
+
+def ignore_outputs(repo: Path) -> list[str]:
+    """In a git work tree, append to ``repo/.gitignore`` the lines for the built site and
+    the search index that it does not have yet (never rewriting a line); the lines added."""
+    try:
+        run(repo, "rev-parse", "--is-inside-work-tree")
+    except InvalidInput:
+        return []
+    path = repo / ".gitignore"
+    added: list[str] = []
+
+    def compose(current: str) -> str:
+        have = {line.strip() for line in current.splitlines()}
+        added[:] = [line for line, same in _OUTPUTS.items() if not have & same]
+        return "".join(f"{line}\n" for line in ["# built by memsite, not memory", *added])
+
+    try:
+        text = path.read_text("utf-8", errors="replace")
+    except FileNotFoundError:
+        text = ""
+    except OSError:
+        return []
+    have = {line.strip() for line in text.splitlines()}
+    if all(have & same for same in _OUTPUTS.values()):
+        return []
+    storage.append(repo, path, compose)
+    return added

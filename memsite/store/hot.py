@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -63,6 +64,14 @@ def save(root: Path, context: HotContext) -> None:
 
 def clear(root: Path) -> None:
     storage.remove(root, root / CONTEXT)
+
+
+def started_after(context: HotContext, moment: dt.datetime) -> bool:
+    """Whether the session started after ``moment`` (False when its start cannot be read)."""
+    try:
+        return dt.datetime.fromisoformat(context.started) > moment
+    except (TypeError, ValueError):
+        return False
 
 
 def render(context: HotContext) -> str:

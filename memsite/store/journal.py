@@ -91,11 +91,12 @@ class Journal:
 
     def _list_in_session(self, entry_id: str, now: dt.datetime) -> None:
         """Add a decision to the live session's list; the decision is on disk by now, so a
-        failure here is a notice, not an error that would invite writing it again."""
+        failure here is a notice, not an error that would invite writing it again. A decision
+        backfilled to before the session started is not this session's: it is not listed."""
         try:
             with storage.lock(self.root / hot.LOCK):
                 context = hot.load(self.root)
-                if context is not None:
+                if context is not None and not hot.started_after(context, now):
                     context.decisions.append(entry_id)
                     context.updated = now.isoformat()
                     hot.save(self.root, context)

@@ -107,8 +107,8 @@ def pending_done(journal: Journal, text: str, now: dt.datetime) -> list[str]:
         ]
         if len(matches) != 1:
             listed = "; ".join(context.pending_actions) or "none"
-            problem = "matches several" if matches else "matches no"
-            raise NotFound(f"{text!r} {problem} pending action (pending: {listed})")
+            problem = "matches several pending actions" if matches else "matches no pending action"
+            raise NotFound(f"{text!r} {problem} (pending: {listed})")
         context.pending_actions.remove(matches[0])
         context.updated = now.isoformat()
         journal.append_activity(

@@ -216,6 +216,55 @@ def replace(root: Path, path: Path, data: str) -> None:
                 os.unlink(tmp_name)
 
 
+def create(root: Path, path: Path, data: str) -> None:
+    """Write a new file, whole or not at all, never over one that exists (``FileExistsError``).
+
+    The text goes to a temporary file beside it first, which is then hard-linked to ``path``:
+    a link never replaces a file, so two writers of the same new note cannot overwrite each
+    other. Where the file system has no hard links, the file is created exclusively in place.
+    """
+    import time
+
+    inside(root, path.parent)
+    raw = data.encode("utf-8")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{time.time_ns()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write_new(tmp, raw)
+        try:
+            os.link(tmp, path, follow_symlinks=False)
+        except FileExistsError:
+            raise
+        except OSError:  # no hard links here (some network and FUSE file systems)
+            _write_new(path, raw)
+        _sync_dir(path.parent)
+    except FileExistsError:
+        raise
+    except OSError as err:
+        raise WriteFailed(
+            f"{path}: could not write ({_describe(err)}); nothing was written"
+        ) from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def _write_new(path: Path, raw: bytes) -> None:
+    """Create ``path`` (``FileExistsError`` if anything is there, a link included) with ``raw``."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        view = memoryview(raw)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise
+    os.close(fd)
+
+
 def remove(root: Path, path: Path) -> None:
     inside(root, path.parent)
     with contextlib.suppress(FileNotFoundError):
