@@ -155,6 +155,7 @@ BAD_VALUES = [
     (("eval", "q.jsonl", "--min-recall", "2"), "--min-recall", "e.g. 0.7"),
     (("log", "x", "--detail", "novalue"), "--detail", "e.g. command=pytest"),
     (("prune", "--keep-days", "-1"), "--keep-days", "e.g. 7"),
+    (("serve", "--dev-addr", "localhost"), "--dev-addr", "e.g. 127.0.0.1:8000"),
 ]
 
 
@@ -407,3 +408,66 @@ def test_init_outside_git_writes_no_repository_gitignore(
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
     assert CliRunner().invoke(cli, ["init"]).exit_code == 0
     assert not (tmp_path / ".gitignore").exists()
+
+
+# -- the site: progress while pages are written, serve stopped by SIGTERM -----------------
+
+
+def test_a_site_build_reports_pages_written(
+    tmp_path: Path, sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memsite.site import builder
+
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    monkeypatch.chdir(tmp_path)
+    seen: list[tuple[int, int]] = []
+    builder.build(sample, site_dir=tmp_path / "site", progress=lambda d, t: seen.append((d, t)))
+    total = seen[-1][1]
+    assert total > 20 and seen[-1] == (total, total)
+    assert [done for done, _ in seen[:-1]] == list(range(1, total + 1))
+
+
+def test_serve_stopped_with_sigterm_removes_its_temporary_folders(
+    tmp_path: Path, sample: Path
+) -> None:
+    import os
+    import signal
+    import socket
+    import sys
+    import threading
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp), "NO_MKDOCS_2_WARNING": "1"}
+    env.pop("MEMSITE_ROOT", None)
+    command = [sys.executable, "-m", "memsite", "--root", str(sample), "serve"]
+    with subprocess.Popen(
+        [*command, "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=tmp_path,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as server:
+        serving = threading.Event()
+
+        def watch() -> None:
+            assert server.stderr is not None
+            for line in server.stderr:
+                if "Serving on" in line:
+                    serving.set()
+
+        reader = threading.Thread(target=watch, daemon=True)
+        reader.start()
+        try:
+            assert serving.wait(60), "serve did not start"
+            assert any(p.name.startswith("memsite-config-") for p in temp.iterdir())
+            server.send_signal(signal.SIGTERM)
+            server.wait(30)
+        finally:
+            if server.poll() is None:
+                server.kill()
+        reader.join(10)
+    assert list(temp.iterdir()) == []

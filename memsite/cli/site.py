@@ -11,7 +11,8 @@ from pathlib import Path
 import click
 
 from ..store.tree import find_root
-from .app import cli
+from .app import cli, progress
+from .options import validate_address
 
 
 def _explicit_root(ctx: click.Context) -> Path | None:
@@ -87,13 +88,17 @@ def build(
             strict=strict,
             allow_secrets=allow_secrets,
             config_file=config_file,
+            progress=progress(ctx, "writing pages"),
         )
     click.echo(f"built {site}")
 
 
 @cli.command()
 @click.option(
-    "--dev-addr", metavar="IP:PORT", help="Address to serve on (default: 127.0.0.1:8000)."
+    "--dev-addr",
+    metavar="IP:PORT",
+    callback=validate_address,
+    help="Address to serve on (default: 127.0.0.1:8000).",
 )
 @config_file_option
 @click.pass_context

@@ -12,7 +12,7 @@ import datetime as dt
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -144,9 +144,11 @@ def build(
     strict: bool = False,
     allow_secrets: bool = False,
     config_file: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Path:
     """Build the site; returns the site folder. ``root`` overrides the configuration's tree
-    (``None``: the one ``mkdocs.yml`` names, or the ``memory/`` found from here up)."""
+    (``None``: the one ``mkdocs.yml`` names, or the ``memory/`` found from here up).
+    ``progress`` hears (pages written, pages) as the pages are written."""
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort, ConfigurationError, PluginError
@@ -161,6 +163,8 @@ def build(
             if plugin is None:
                 raise BuildFailed(f"{path}: add the memsite plugin under plugins:")
             plugin.config.allow_secrets = allow_secrets or plugin.config.allow_secrets
+            if progress is not None:
+                config.plugins["memsite-progress"] = _page_progress(progress)
             with _problems() as problems:
                 mkdocs_build(config)
         except (PluginError, ConfigurationError) as err:
@@ -169,6 +173,31 @@ def build(
             reasons = "; ".join(problems) or str(err)
             raise BuildFailed(f"site not built: {reasons}") from None
         return Path(config.site_dir)
+
+
+def _page_progress(progress: Callable[[int, int], None]) -> Any:
+    """A plugin, added by :func:`build` rather than configured, that counts pages written."""
+    from mkdocs.plugins import BasePlugin
+
+    class PageProgress(BasePlugin):  # type: ignore[type-arg]
+        total = done = 0
+
+        def on_env(self, env: Any, config: Any, files: Any) -> Any:
+            self.total, self.done = len(files.documentation_pages()), 0
+            return env
+
+        def on_post_page(self, output: str, page: Any, config: Any) -> str:
+            self.done += 1
+            progress(self.done, self.total)
+            return output
+
+        def on_post_build(self, config: Any) -> None:
+            progress(self.total, self.total)
+
+        def on_build_error(self, error: Exception) -> None:
+            progress(self.total, self.total)
+
+    return PageProgress()
 
 
 @contextlib.contextmanager
@@ -198,9 +227,29 @@ def serve(
     plugin adds the tree to the watched paths)."""
     from mkdocs.commands.serve import serve as mkdocs_serve
 
-    with _config_file(root, None, config_file) as path, _root_override(root):
+    with _config_file(root, None, config_file) as path, _root_override(root), _stop_on_term():
         options: dict[str, Any] = {"dev_addr": dev_addr} if dev_addr else {}
         mkdocs_serve(config_file=str(path), **options)
+
+
+@contextlib.contextmanager
+def _stop_on_term() -> Iterator[None]:
+    """SIGTERM stops ``serve`` as Ctrl-C does, so the temporary configuration folder (and
+    MkDocs' temporary site) are removed on the way out instead of left behind (issue 13)."""
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        before = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def export_docs(
