@@ -471,3 +471,29 @@ def test_serve_stopped_with_sigterm_removes_its_temporary_folders(
                 server.kill()
         reader.join(10)
     assert list(temp.iterdir()) == []
+
+
+# -- related entries without noise ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("lexical", [True, False], ids=["lexical", "default"])
+def test_a_one_word_why_gets_no_related_entries_rather_than_noise(
+    sample: Path, lexical: bool
+) -> None:
+    memory = Memory(sample)
+    thin = memory.decide("Use tabs", why="speed", at="2026-11-24T10:00:00")
+    assert memory.related(thin, lexical=lexical) == []
+    # an entry with a topic still has its related ones
+    topical = "2026-11-03-hash-new-passwords-with-bcrypt-at-cost-12"
+    assert len(memory.related(topical, lexical=lexical)) == 5
+    memory.close()
+
+
+def test_related_entries_share_more_than_a_common_word(sample: Path) -> None:
+    memory = Memory(sample)
+    # it shares only "use", "instead", "depend" with the entries it used to list last
+    related = memory.related("2026-11-04-use-pyjwt-instead-of-python-jose-for-jwts", lexical=True)
+    assert [hit.id for hit in related] == [
+        "2026-11-04-always-pin-the-accepted-algorithms-when-decoding-a-jwt"
+    ]
+    memory.close()

@@ -468,4 +468,6 @@ def test_related_many_gives_each_entry_what_related_gives_it(sample: Path, lexic
         one_by_one = {entry: index.related(entry, limit=5, lexical=lexical) for entry in wanted}
     assert list(batch) == wanted  # an id the index does not know is left out
     assert batch == one_by_one  # same hits, same order, same scores
-    assert all(batch.values())
+    # most entries have related ones; those that share only common words with any other
+    # have none rather than noise (issue 13)
+    assert sum(bool(hits) for hits in batch.values()) >= 0.9 * len(batch)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import heapq
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -90,7 +91,9 @@ def _alike(searcher, own: list[dict], limit: int, likeness: _Likeness) -> list[H
     entry_id = own[0]["record"]
     text = "\n\n".join(f["meta"]["text"] for f in own)
     path = own[0]["path"]
-    mine = searcher.document_number(uid=own[0]["uid"])
+    # the document of the whole record: its own score is what the floor is measured against
+    mine = searcher.document_number(uid=f"{entry_id}\0record")
+    mine = searcher.document_number(uid=own[0]["uid"]) if mine is None else mine
     hits = []
     for score, number in likeness.top(f"{own[0]['heading']}\n{text}", mine, limit + 1):
         fields = searcher.stored_fields(number)
@@ -103,6 +106,13 @@ def _alike(searcher, own: list[dict], limit: int, likeness: _Likeness) -> list[H
         chunk = stored_chunk(opening)
         hits.append(span_hit(Span((chunk,), chunk, score), plain(chunk.body)))
     return hits
+
+
+# Key terms every entry has, which say nothing of its topic: dates and other numbers, field
+# labels (``**Why:**`` is indexed as ``**why``) and the ``id`` of the id line; and the author,
+# whose name is on every entry they write.
+_BOILERPLATE = re.compile(r"^(?:\d+|id|\W.*)$")
+_AUTHOR = re.compile(r"^[-*+] \*\*author:\*\*.*$", re.IGNORECASE | re.MULTILINE)
 
 
 class _Likeness:
@@ -120,6 +130,15 @@ class _Likeness:
     """
 
     NUMTERMS = 12  # key terms per text
+    # The similarity floor (issue 13): a record is related only if it shares MIN_SHARED of the
+    # entry's key terms and scores at least FLOOR of the entry's own score for them; an entry
+    # with fewer than MIN_TERMS key terms (a one-word why) has too little text to compare and
+    # gets none. On the sample memory this keeps the links of the entries that have a topic
+    # (bcrypt/argon2, MongoDB/Postgres, feature flags: 3-5 each) and drops those that share
+    # only a common word ("use", "without", "test") at 0.07-0.19 of the entry's score.
+    MIN_TERMS = 3
+    MIN_SHARED = 2
+    FLOOR = 0.2
 
     def __init__(self, searcher, kinds: Sequence[str]) -> None:  # type: ignore[no-untyped-def]
         self.searcher = searcher
@@ -136,15 +155,30 @@ class _Likeness:
         first, ties in document order (Whoosh's order), leaving out document ``mine``."""
         # what searcher.key_terms_from_text does, with the reader's statistics remembered
         expander = classify.Expander(self.stats, "body", model=classify.Bo1Model)
-        expander.add_text(text)
-        terms = expander.expanded_terms(self.NUMTERMS, normalize=False)
+        expander.add_text(_AUTHOR.sub("", text))
+        terms = [
+            (word, boost)
+            for word, boost in expander.expanded_terms(self.NUMTERMS * 2, normalize=False)
+            if not _BOILERPLATE.match(word)
+        ][: self.NUMTERMS]
+        if len(terms) < self.MIN_TERMS:
+            return []
         total: dict[int, float] = {}
+        shared: dict[int, int] = {}
         for word, boost in terms:
             for number, score in self._term_scores(word).items():
                 # the product is the one Whoosh's boost wrapper computes
                 total[number] = total.get(number, 0.0) + (score * boost if boost != 1 else score)
-        total.pop(mine, None)  # type: ignore[arg-type]
-        best = heapq.nsmallest(count, ((-score, number) for number, score in total.items()))
+                shared[number] = shared.get(number, 0) + 1
+        floor = self.FLOOR * total.pop(mine, 0.0)  # type: ignore[arg-type]
+        best = heapq.nsmallest(
+            count,
+            (
+                (-score, number)
+                for number, score in total.items()
+                if shared[number] >= self.MIN_SHARED and score >= floor
+            ),
+        )
         return [(-negated, number) for negated, number in best]
 
     def opening(self, path: str, record: str) -> dict | None:
