@@ -36,7 +36,7 @@ import whoosh.index
 from ..errors import MemsiteError
 from ..store import tree
 from ..store.markup import slugify
-from . import index_related, index_search, semantic
+from . import index_codec, index_related, index_search, semantic
 from .chunks import CHUNK_VERSION, Chunk, chunk_file
 from .index_documents import SCHEMA, file_documents, replace_documents
 from .index_state import (
@@ -173,7 +173,7 @@ class SearchIndex:
         try:
             ix = whoosh.index.create_in(str(fresh), SCHEMA)
             files, count = {}, 0
-            writer = ix.writer(limitmb=LIMITMB)
+            writer = index_codec.BuildWriter(ix, LIMITMB)
             try:
                 for rel, (mtime, size) in stats.items():
                     read = self._read(rel)
@@ -213,7 +213,7 @@ class SearchIndex:
             reads[rel] = read
         count = removed = 0
         if reads:
-            writer = ix.writer(timeout=WRITE_TIMEOUT, delay=0.05, limitmb=LIMITMB)
+            writer = index_codec.writer(ix, timeout=WRITE_TIMEOUT, delay=0.05, limitmb=LIMITMB)
             try:
                 with writer.searcher() as searcher:
                     for rel, read in reads.items():

@@ -18,7 +18,7 @@ from whoosh.query import Term
 
 from .chunks import Chunk
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: posting blocks in a current pickle protocol (index_codec.py)
 
 # Common English words, plus the words questions are made of ("why did we ..."): dropped at
 # index and at query time, so a natural-language question ranks by its content words.
