@@ -344,7 +344,7 @@ WRITE_OPTIONS = {
     ("pending", "add"): {"text"},
     ("pending", "done"): {"text"},
     ("decide",): {"title", "why", "risk", "supersedes", "tags", "body", "author"},
-    ("learn",): {"title", "category", "why", "tags", "body", "author"},
+    ("learn",): {"title", "category", "why", "supersedes", "tags", "body", "author"},
     ("log",): {"action", "details", "result", "body", "author"},
     ("note",): {"title", "body", "author"},
 }
@@ -394,6 +394,7 @@ def test_no_text_option_of_any_write_command_writes_a_secret(
     )  # fmt: skip
     run("decide", "B", "--why", "w", "--supersedes", t, ok=False)
     run("learn", f"title {t}", "--category", t, "--why", t, "--tag", t, "--body", t, "--author", t)
+    run("learn", "B", "--category", "c", "--supersedes", t, ok=False)
     run("log", f"act {t}", "--detail", f"{t}={t}", "--detail", f"k={t}", "--result", t,
         "--body", t, "--author", t)  # fmt: skip
     run("note", f"title {t}", "--body", t, "--author", t)
