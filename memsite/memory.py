@@ -292,7 +292,9 @@ class Memory:
 
             from .search.index import SearchIndex
 
-            self._search_index = SearchIndex(self.root, self.cache_dir, notify=self._notice)
+            self._search_index = SearchIndex(
+                self.root, self.cache_dir, notify=self._notice, progress=self.on_progress
+            )
             # the index keeps a searcher open between queries; close it with this object
             weakref.finalize(self, self._search_index.close)
         return self._search_index

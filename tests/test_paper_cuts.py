@@ -317,6 +317,23 @@ def test_matches_are_styled_on_a_terminal_and_plain_in_a_pipe(
 # -- first use and long work say what they do ---------------------------------------------
 
 
+def test_the_first_search_says_it_builds_the_index(run, memory: Memory) -> None:
+    memory.decide("Use Postgres", why="durability")
+    result = run("search", "postgres")
+    assert result.exit_code == 0
+    assert stderr_lines(result) == ["memsite: building the search index (first use)"]
+    assert stderr_lines(run("search", "postgres")) == []
+
+
+def test_the_index_build_reports_progress_per_file(root: Path, memory: Memory) -> None:
+    memory.decide("Use Postgres", why="durability")
+    memory.log("ran tests")
+    seen: list[tuple[int, int]] = []
+    Memory(root, on_progress=lambda done, total: seen.append((done, total))).index()
+    files = len(list(root.rglob("*.md"))) - 1  # every markdown file but the persona
+    assert seen == [(done, files) for done in range(1, files + 1)]
+
+
 def test_progress_shows_on_a_terminal_after_a_second_and_is_wiped(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

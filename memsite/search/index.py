@@ -26,7 +26,6 @@ import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -41,9 +40,11 @@ from .chunks import CHUNK_VERSION, Chunk, chunk_file
 from .index_documents import SCHEMA, file_documents, replace_documents
 from .index_state import (
     IndexBroken,
+    Refresh,
     Stamp,
     changed_files,
     content_hash,
+    default_cache_dir,
     new_state,
     read_state,
     stat_tree,
@@ -57,24 +58,8 @@ WRITE_TIMEOUT = 60.0  # seconds to wait for Whoosh's writer lock
 LIMITMB = 256  # writer memory before it spills a run to disk (default 128)
 
 Chunker = Callable[..., list[Chunk]]
+Progress = Callable[[int, int], None]  # (files read, files to read) during a build or update
 _Answer = TypeVar("_Answer")
-
-
-@dataclass(frozen=True)
-class Refresh:
-    """What bringing the index up to date did."""
-
-    files: int  # files re-chunked
-    removed: int  # files that left the index
-    chunks: int  # chunks written
-    rebuilt: bool
-    seconds: float
-
-
-def default_cache_dir(root: Path) -> Path:
-    """``$MEMSITE_CACHE``, else a ``.memsite`` folder beside the tree."""
-    env = os.environ.get("MEMSITE_CACHE")
-    return Path(env) if env else root.resolve().parent / ".memsite"
 
 
 class SearchIndex:
@@ -88,6 +73,7 @@ class SearchIndex:
         notify: Callable[[str], None] | None = None,
         chunker: Chunker = chunk_file,
         name: str = "index",
+        progress: Progress | None = None,
     ) -> None:
         self.root = Path(root)
         self.cache = Path(cache_dir) if cache_dir is not None else default_cache_dir(self.root)
@@ -97,6 +83,7 @@ class SearchIndex:
         self.lock_path = self.cache / name / f"{key}.lock"
         self.state_path = self.folder / "state.json"
         self.notify = notify or (lambda message: None)
+        self.progress = progress or (lambda done, total: None)
         self.chunker = chunker
         self._ix: whoosh.index.Index | None = None
         self._searcher = None  # reused between queries while state.json is unchanged
@@ -121,6 +108,8 @@ class SearchIndex:
                 if not changed_files(state, stats):
                     self._ix = self._ix or self._open()
                     return Refresh(0, 0, 0, False, time.perf_counter() - started)
+        # no index was ever built for this tree here: say so, not that one is missing
+        first = "building the search index (first use)" if not self.lock_path.exists() else ""
         with self._locked():
             try:
                 if rebuild:
@@ -129,7 +118,7 @@ class SearchIndex:
                 ix = self._open()
             except IndexBroken as why:
                 if not rebuild:
-                    self.notify(f"search index {why}; rebuilding it from the markdown")
+                    self.notify(first or f"search index {why}; rebuilding it from the markdown")
                 return self._build(started)
             return self._update(ix, state, started)
 
@@ -175,7 +164,8 @@ class SearchIndex:
             files, count = {}, 0
             writer = index_codec.BuildWriter(ix, LIMITMB)
             try:
-                for rel, (mtime, size) in stats.items():
+                for done, (rel, (mtime, size)) in enumerate(stats.items(), 1):
+                    self.progress(done, len(stats))
                     read = self._read(rel)
                     if read is None:
                         continue
@@ -205,7 +195,8 @@ class SearchIndex:
         files = dict(state["files"])
         changed = changed_files(state, stats)
         reads = {}
-        for rel in changed:
+        for done, rel in enumerate(changed, 1):
+            self.progress(done, len(changed))
             read = self._read(rel) if rel in stats else None
             if read is not None and rel in files and files[rel][2] == content_hash(read[0]):
                 files[rel] = [*stats[rel], files[rel][2]]  # touched, not changed

@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import whoosh
@@ -23,6 +24,23 @@ from .index_documents import SCHEMA_VERSION
 RACY_NS = 2_000_000_000  # files touched this close to the last check are re-hashed
 
 Stamp = tuple[int, int, int]  # a file's (mtime_ns, size, inode)
+
+
+@dataclass(frozen=True)
+class Refresh:
+    """What bringing the index up to date did."""
+
+    files: int  # files re-chunked
+    removed: int  # files that left the index
+    chunks: int  # chunks written
+    rebuilt: bool
+    seconds: float
+
+
+def default_cache_dir(root: Path) -> Path:
+    """``$MEMSITE_CACHE``, else a ``.memsite`` folder beside the tree."""
+    env = os.environ.get("MEMSITE_CACHE")
+    return Path(env) if env else root.resolve().parent / ".memsite"
 
 
 class IndexBroken(MemsiteError):
