@@ -237,3 +237,19 @@ def test_without_the_extra_mcp_says_which_extra_to_install(project: Path) -> Non
     )
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == 'Error: memsite mcp needs the MCP SDK: pip install "memsite[mcp]"\n'
+
+
+def test_outside_any_project_mcp_says_where_it_looked(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "memsite", "mcp"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=_clean_env(),
+        stdin=subprocess.DEVNULL,
+    )
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.startswith(
+        f"Error: no memory tree found: looked for {tmp_path / 'memory'}, "
+    )
+    assert done.stderr.count("\n") == 1
