@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from .errors import InvalidInput, NotFound
-from .store import hot, sessions, storage, tree
+from .search.facade import SearchFacade
+from .store import checkpoints, hot, sessions, storage, tree
+from .store.checkpoints import THRESHOLD, Checkpointed
 from .store.dates import days_before, moment_of
 from .store.format import DECISIONS, LEARNINGS
 from .store.intake import Intake
@@ -18,9 +21,10 @@ from .store.markup import slugify
 from .store.model import Entry, HotContext
 from .store.notes import note_path, render_note
 from .store.sessions import SessionStart
+from .store.summaries import SUMMARIZER_TIMEOUT
 
 
-class Memory:
+class Memory(SearchFacade):
     """A memory tree rooted at ``root`` (``./memory`` by convention).
 
     Writes take ``at=`` (a datetime, date or ISO-8601 string) to backfill history; without
@@ -124,6 +128,43 @@ class Memory:
         now = self._when(at)
         tree.check_root(self.root)
         return sessions.progress(self._journal, step, files, now)
+
+    def checkpoint(
+        self,
+        trigger: str = "manual",
+        summary: str | None = None,
+        *,
+        summarizer: str | None = None,
+        timeout: float = SUMMARIZER_TIMEOUT,
+        used: int | None = None,
+        window: int | None = None,
+        threshold: float = THRESHOLD,
+        tokens_before: int | None = None,
+        tokens_after: int | None = None,
+        completes: bool = False,
+        at: object = None,
+    ) -> Checkpointed:
+        """Record a checkpoint of the live session in the day's warm log (issue 11). Its
+        summary is ``summary``, else what the ``summarizer`` command prints for the session's
+        material, else one memsite extracts. With ``used`` and ``window`` nothing is written
+        below ``threshold``; ``completes`` delivers the summary of the latest checkpoint."""
+        gauge = None if used is None else checkpoints.fullness(used, window or 0, threshold)
+        text = self._intake.text(summary, "summary")
+        clean = functools.partial(self._intake.text, name="summary")
+        how = (
+            checkpoints.given(text) if text else checkpoints.summarizer(summarizer, timeout, clean)
+        )
+        now = self._when(at)
+        tree.check_root(self.root)
+        return checkpoints.take(
+            self._journal, trigger, how, now, gauge=gauge, tokens_before=tokens_before,
+            tokens_after=tokens_after, completes_latest=completes,
+        )  # fmt: skip
+
+    def latest_checkpoint(self) -> checkpoints.Checkpoint | None:
+        """The live session's newest checkpoint, or None."""
+        context = self.session()
+        return checkpoints.latest(self.root, context) if context else None
 
     def pending_add(self, text: str, *, at: object = None) -> list[str]:
         text = self._intake.line(text, "pending action")
@@ -281,118 +322,3 @@ class Memory:
         now = self._when(at)
         tree.check_root(self.root)
         return journal.write_cold(rel, kind, title, fields, body, now, author)
-
-    # -- search and recall (issue 3) -------------------------------------------------
-    # Thin wrappers: the work is in search/ (index, ranking, recall, priming,
-    # tree_evaluation), imported here lazily so that writes never load Whoosh.
-
-    def _index(self) -> Any:
-        if self._search_index is None:
-            import weakref
-
-            from .search.index import SearchIndex
-
-            self._search_index = SearchIndex(
-                self.root, self.cache_dir, notify=self._notice, progress=self.on_progress
-            )
-            # the index keeps a searcher open between queries; close it with this object
-            weakref.finalize(self, self._search_index.close)
-        return self._search_index
-
-    def close(self) -> None:
-        """Close the search index's open files (also done when the object is collected)."""
-        if self._search_index is not None:
-            self._search_index.close()
-
-    def __enter__(self) -> Memory:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def index(self, rebuild: bool = False) -> Any:
-        """Bring the search index up to date (only changed files are re-read); a ``Refresh``."""
-        return self._index().refresh(rebuild=rebuild)
-
-    def search(
-        self,
-        query: str,
-        limit: int = 10,
-        kind: str | None = None,
-        tier: str | None = None,
-        category: str | None = None,
-        tag: str | None = None,
-        since: str | dt.date | None = None,
-        until: str | dt.date | None = None,
-        lexical: bool = False,
-        current: bool = False,
-    ) -> list[Any]:
-        """The best ``limit`` hits (``memsite.search.ranking.Hit``) for a natural-language query.
-
-        Every decision and learning hit carries ``status`` (``current`` or ``superseded``) and,
-        when superseded, ``superseded_by`` (the newest entry of its chain); among near-tied
-        scores current entries rank first, and ``current=True`` leaves superseded ones out.
-
-        Quoted phrases must occur; ``kind:``, ``tier:``, ``category:``, ``tag:``, ``date:``,
-        ``since:``, ``until:`` and ``path:`` in the query filter like the keyword arguments.
-        With the ``semantic`` extra installed the ranking also weighs meaning (issue 6);
-        ``lexical=True`` ranks by words alone.
-        """
-        from .search.query import make_filters, parse_query, require_something
-        from .search.supersession import Chains, settle
-
-        if limit < 1:
-            raise InvalidInput("limit must be 1 or more")
-        filters = make_filters(
-            kind=kind, tier=tier, category=category, tag=tag, since=since, until=until
-        )
-        parsed = require_something(parse_query(query), filters, query)
-        # superseded hits may be dropped: ask for enough that ``limit`` current ones remain
-        asked = limit * 2 + 5 if current else limit
-        hits = self._index().search(parsed, asked, filters, lexical=lexical)
-        self._chains = self._chains or Chains(self.root)
-        return settle(hits, self._chains.current(), limit, current)
-
-    def recall(self, prompt: str, budget: int = 1500, limit: int = 8, lexical: bool = False) -> Any:
-        """The memory most relevant to ``prompt`` that fits ``budget`` tokens (``Recalled``:
-        ``.markdown`` is the block to inject, ``.hits`` what it holds)."""
-        from .search.recall import fit_recall, site_url
-
-        if budget < 1:
-            raise InvalidInput("budget must be 1 token or more")
-        from .search.query import parse_query
-        from .search.supersession import with_successors
-
-        # an empty prompt recalls nothing, quietly: hooks pass every prompt (issue 13)
-        blank = parse_query(prompt).blank
-        hits = [] if blank else self.search(prompt, limit=limit, lexical=lexical)
-        # a superseded decision never comes alone: the one that holds comes first
-        hits = with_successors(self.root, hits)
-        return fit_recall(hits, budget, site_url(self.root))
-
-    def prime(self, task: str | None = None, budget: int = 40000, lexical: bool = False) -> Any:
-        """The session-start payload (``Primed``): persona, hot context, relevant decisions
-        and learnings, recent activity, each capped by its share of ``budget`` tokens."""
-        from .search.priming import prime
-
-        if budget < 1:
-            raise InvalidInput("budget must be 1 token or more")
-        tree.check_root(self.root)
-        return prime(self.root, task, budget, self.search, self._notice, lexical)
-
-    def related(self, entry_id: str, limit: int = 5, lexical: bool = False) -> list[Any]:
-        """The decisions, learnings and notes most like one entry (Whoosh more-like-this)."""
-        if limit < 1:
-            raise InvalidInput("limit must be 1 or more")
-        return self._index().related(entry_id, limit, lexical=lexical)
-
-    def evaluate(self, queries: str | os.PathLike[str], k: int = 5, lexical: bool = False) -> Any:
-        """Recall@k and MRR@10 of this memory's search over a labelled JSON-lines file."""
-        from .search.tree_evaluation import evaluate_tree
-
-        return evaluate_tree(
-            self.root,
-            Path(queries),
-            lambda q: self.search(q, limit=max(k, 10), lexical=lexical),
-            k,
-        )

@@ -189,6 +189,7 @@ WRITES = [
     ("progress", "step two", "--file", "src/a.py"),
     ("pending", "add", "write docs"),
     ("session", "end", "--summary", "done"),
+    ("checkpoint", "--used", "170000", "--window", "200000"),
 ]
 
 

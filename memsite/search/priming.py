@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import UnsafePath
-from ..store import hot, tree
+from ..store import checkpoints, hot, tree
 from .chunks import chunk_file
 from .ranking import Hit, Span, span_hit
 from .recall import ACTIVITY_DAYS, Primed, PrimeInputs, render_prime, site_url
@@ -24,15 +24,19 @@ def prime(
     search: Search,
     notice: Callable[[str], None],
     lexical: bool = False,
+    after_compact: bool = False,
 ) -> Primed:
     """The session-start payload for the tree at ``root``; ``search`` is ``Memory.search``
-    and ``notice`` hears about a broken hot context (prime goes on without it)."""
+    and ``notice`` hears about a broken hot context (prime goes on without it). The live
+    session's latest checkpoint joins the hot context, or leads the payload
+    ``after_compact`` (issue 11)."""
     persona = tree.read_persona(root) or ""
     try:
         context = hot.load(root)
     except (hot.BrokenContext, UnsafePath) as err:
         notice(str(err))
         context = None
+    latest = checkpoints.latest(root, context) if context else None
     topic = (task or (context.task if context else "")).strip()
     decisions = search(topic, 10, "decision", lexical=lexical) if topic else []
     learnings = search(topic, 10, "learning", lexical=lexical) if topic else []
@@ -46,6 +50,8 @@ def prime(
         learnings=learnings,
         activity=_recent_activity(root),
         site=site_url(root),
+        checkpoint=latest.render() if latest else "",
+        lead=after_compact,
     )
     return render_prime(inputs, budget)
 

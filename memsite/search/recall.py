@@ -239,27 +239,28 @@ class PrimeInputs:
     learnings: Sequence[Hit]
     activity: Sequence[Hit]  # newest first
     site: str | None = None
+    # the latest checkpoint of the live session, rendered; it joins the hot context, or
+    # comes first of all when ``lead`` (a window that was just compacted, issue 11)
+    checkpoint: str = ""
+    lead: bool = False
 
 
 def render_prime(inputs: PrimeInputs, budget: int = PRIME_BUDGET) -> Primed:
     """Assemble the prime payload section by section within ``budget`` tokens.
 
-    The persona is always included whole and its tokens come off the top. The rest of the
+    The persona (and, right after a compaction, the latest checkpoint, before it) is always
+    included whole and its tokens come off the top. The rest of the
     budget is shared by :data:`PRIME_SHARES`; a section that needs less than its share
     passes the surplus to the others in proportion to their shares.
     """
     text = inputs.persona.strip()
-    persona_md = f"{text}\n" if text else ""
-    persona = PrimeSection(
-        "persona",
-        "Persona",
-        estimate_tokens(persona_md),
-        estimate_tokens(persona_md),
-        1 if persona_md else 0,
-        0,
-        persona_md,
-    )
+    persona = _whole("persona", "Persona", f"{text}\n" if text else "")
+    checkpoint = inputs.checkpoint.strip()
     hot = inputs.hot.strip()
+    if checkpoint and not inputs.lead:
+        hot = f"{hot}\n\n{checkpoint}".strip()
+    lead = [_whole("checkpoint", "Since the last checkpoint", f"{checkpoint}\n")]
+    lead = lead if checkpoint and inputs.lead else []
     titles = {
         "hot": "Where were we?",
         "decisions": "Relevant decisions",
@@ -278,16 +279,23 @@ def render_prime(inputs: PrimeInputs, budget: int = PRIME_BUDGET) -> Primed:
         for name, found in items.items()
     }
     # the report line of what was cut comes out of the budget too
-    available = max(budget - persona.tokens - len(PRIME_SHARES) - REPORT_TOKENS, 0)
+    whole = persona.tokens + sum(section.tokens for section in lead)
+    available = max(budget - whole - len(PRIME_SHARES) - REPORT_TOKENS, 0)
     caps = share_out(needs, dict(PRIME_SHARES[1:]), available)
-    sections = [persona]
+    sections = [*lead, persona]
     for name, title in titles.items():
         sections.append(_fill(name, title, heads[name], items[name], caps[name]))
-    needed = persona.tokens + sum(needs.values()) + len(PRIME_SHARES)
+    needed = whole + sum(needs.values()) + len(PRIME_SHARES)
     return Primed(budget, tuple(sections), needed)
 
 
 REPORT_TOKENS = 40
+
+
+def _whole(name: str, title: str, markdown: str) -> PrimeSection:
+    """A section that is always included whole, its tokens off the top of the budget."""
+    tokens = estimate_tokens(markdown)
+    return PrimeSection(name, title, tokens, tokens, 1 if markdown else 0, 0, markdown)
 
 
 def share_out(needs: dict[str, int], shares: dict[str, float], total: int) -> dict[str, int]:

@@ -15,4 +15,9 @@ BYTES_PER_TOKEN = 4
 def estimate_tokens(text: str) -> int:
     """Estimated tokens of ``text``: ``ceil(utf8_bytes / 4)``; 0 for the empty string."""
     size = len(text.encode("utf-8", errors="surrogatepass"))
-    return -(-size // BYTES_PER_TOKEN)
+    return tokens_of_size(size)
+
+
+def tokens_of_size(size: int) -> int:
+    """Estimated tokens of ``size`` bytes of text (a transcript measured on disk)."""
+    return -(-max(size, 0) // BYTES_PER_TOKEN)

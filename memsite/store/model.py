@@ -95,8 +95,14 @@ class HotContext:
     files_modified: list[str] = field(default_factory=list)
     decisions: list[str] = field(default_factory=list)
     pending_actions: list[str] = field(default_factory=list)
+    # ids of this session's newest checkpoints in the warm log, oldest first (issue 11)
+    checkpoints: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
+        # ``checkpoints`` only once there is one, so a context without them reads as before
+        extra: dict[str, object] = (
+            {"checkpoints": list(self.checkpoints)} if self.checkpoints else {}
+        )
         return {
             "session_id": self.session_id,
             "task": self.task,
@@ -106,6 +112,7 @@ class HotContext:
             "pending_actions": list(self.pending_actions),
             "started": self.started,
             "updated": self.updated,
+            **extra,
         }
 
     @classmethod
@@ -127,4 +134,5 @@ class HotContext:
             files_modified=items("files_modified"),
             decisions=items("decisions"),
             pending_actions=items("pending_actions"),
+            checkpoints=items("checkpoints"),
         )

@@ -141,7 +141,7 @@ def archive(
     even with the same session id, is written, then read back before the caller may clear
     ``hot/`` (issue 15.3).
     """
-    details, body = _record(context)
+    details, body = snapshot(context)
     for day in {now.date(), _day_of(context.updated)} - {None}:
         for entry in _day_entries(journal.root, day):  # type: ignore[arg-type]
             if _holds(entry, details, body, summary):
@@ -166,8 +166,8 @@ def archive(
     )
 
 
-def _record(context: HotContext) -> tuple[dict[str, str], str]:
-    """The details and body of a session's archive entry."""
+def snapshot(context: HotContext) -> tuple[dict[str, str], str]:
+    """The details and body of a session's archive (and of its checkpoints)."""
     details = {
         "session_id": context.session_id,
         "task": context.task,

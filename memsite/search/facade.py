@@ -1,0 +1,153 @@
+"""The search half of the ``Memory`` facade (issue 3; split from ``memsite/memory.py`` in
+issue 11): thin wrappers over the index, ranking, recall, prime, the budget table and the
+evaluation, each imported inside its method so that writes never load Whoosh."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Self
+
+from ..errors import InvalidInput
+from ..store import tree
+
+
+class SearchFacade:
+    """What ``Memory`` reads through the search index; ``Memory`` supplies the attributes."""
+
+    root: Path
+    cache_dir: Path | None
+    on_progress: Callable[[int, int], None] | None
+    _search_index: Any
+    _chains: Any
+
+    def _notice(self, message: str) -> None:
+        raise NotImplementedError
+
+    def _index(self) -> Any:
+        if self._search_index is None:
+            import weakref
+
+            from .index import SearchIndex
+
+            self._search_index = SearchIndex(
+                self.root, self.cache_dir, notify=self._notice, progress=self.on_progress
+            )
+            # the index keeps a searcher open between queries; close it with this object
+            weakref.finalize(self, self._search_index.close)
+        return self._search_index
+
+    def close(self) -> None:
+        """Close the search index's open files (also done when the object is collected)."""
+        if self._search_index is not None:
+            self._search_index.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def index(self, rebuild: bool = False) -> Any:
+        """Bring the search index up to date (only changed files are re-read); a ``Refresh``."""
+        return self._index().refresh(rebuild=rebuild)
+
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        kind: str | None = None,
+        tier: str | None = None,
+        category: str | None = None,
+        tag: str | None = None,
+        since: str | dt.date | None = None,
+        until: str | dt.date | None = None,
+        lexical: bool = False,
+        current: bool = False,
+    ) -> list[Any]:
+        """The best ``limit`` hits (``memsite.search.ranking.Hit``) for a natural-language query.
+
+        Every decision and learning hit carries ``status`` (``current`` or ``superseded``) and,
+        when superseded, ``superseded_by`` (the newest entry of its chain); among near-tied
+        scores current entries rank first, and ``current=True`` leaves superseded ones out.
+
+        Quoted phrases must occur; ``kind:``, ``tier:``, ``category:``, ``tag:``, ``date:``,
+        ``since:``, ``until:`` and ``path:`` in the query filter like the keyword arguments.
+        With the ``semantic`` extra installed the ranking also weighs meaning (issue 6);
+        ``lexical=True`` ranks by words alone.
+        """
+        from .query import make_filters, parse_query, require_something
+        from .supersession import Chains, settle
+
+        if limit < 1:
+            raise InvalidInput("limit must be 1 or more")
+        filters = make_filters(
+            kind=kind, tier=tier, category=category, tag=tag, since=since, until=until
+        )
+        parsed = require_something(parse_query(query), filters, query)
+        # superseded hits may be dropped: ask for enough that ``limit`` current ones remain
+        asked = limit * 2 + 5 if current else limit
+        hits = self._index().search(parsed, asked, filters, lexical=lexical)
+        self._chains = self._chains or Chains(self.root)
+        return settle(hits, self._chains.current(), limit, current)
+
+    def recall(self, prompt: str, budget: int = 1500, limit: int = 8, lexical: bool = False) -> Any:
+        """The memory most relevant to ``prompt`` that fits ``budget`` tokens (``Recalled``:
+        ``.markdown`` is the block to inject, ``.hits`` what it holds)."""
+        from .recall import fit_recall, site_url
+
+        if budget < 1:
+            raise InvalidInput("budget must be 1 token or more")
+        from .query import parse_query
+        from .supersession import with_successors
+
+        # an empty prompt recalls nothing, quietly: hooks pass every prompt (issue 13)
+        blank = parse_query(prompt).blank
+        hits = [] if blank else self.search(prompt, limit=limit, lexical=lexical)
+        # a superseded decision never comes alone: the one that holds comes first
+        hits = with_successors(self.root, hits)
+        return fit_recall(hits, budget, site_url(self.root))
+
+    def prime(
+        self,
+        task: str | None = None,
+        budget: int = 40000,
+        lexical: bool = False,
+        *,
+        after_compact: bool = False,
+    ) -> Any:
+        """The session-start payload (``Primed``): persona, hot context (with its latest
+        checkpoint, which leads ``after_compact``), relevant decisions and learnings, recent
+        activity, each capped by its share of ``budget`` tokens."""
+        from .priming import prime
+
+        if budget < 1:
+            raise InvalidInput("budget must be 1 token or more")
+        tree.check_root(self.root)
+        return prime(self.root, task, budget, self.search, self._notice, lexical, after_compact)
+
+    def budget(self, window: int = 200_000, task: str | None = None) -> Any:
+        """The context budget table (``Budget``) of a ``window``-token context: each tier's
+        share and the tokens it would take now, with a warning per tier over its share."""
+        from .budget import table
+
+        return table(self.root, window, self.prime(task, budget=10**9))
+
+    def related(self, entry_id: str, limit: int = 5, lexical: bool = False) -> list[Any]:
+        """The decisions, learnings and notes most like one entry (Whoosh more-like-this)."""
+        if limit < 1:
+            raise InvalidInput("limit must be 1 or more")
+        return self._index().related(entry_id, limit, lexical=lexical)
+
+    def evaluate(self, queries: str | os.PathLike[str], k: int = 5, lexical: bool = False) -> Any:
+        """Recall@k and MRR@10 of this memory's search over a labelled JSON-lines file."""
+        from .tree_evaluation import evaluate_tree
+
+        return evaluate_tree(
+            self.root,
+            Path(queries),
+            lambda q: self.search(q, limit=max(k, 10), lexical=lexical),
+            k,
+        )

@@ -1,0 +1,102 @@
+"""What a checkpoint says about the session so far: the material it summarizes (the hot
+context and the session's warm entries since its last checkpoint), the summary memsite
+writes itself from it (extractive: no model), and the run of a user's summarizer command
+over it (issue 11)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+
+from ..errors import MemsiteError
+from . import hot
+from .format import render_entry
+from .model import Entry, HotContext
+
+SUMMARIZER_TIMEOUT = 60.0  # seconds a summarizer command may take
+LAST_RESULTS = 3  # how many of the newest results the extractive summary quotes
+# a summarizer's answer beyond this is damage (a command that echoed a transcript)
+MAX_SUMMARY = 64 * 1024
+# terminal colours and other control characters a CLI may print; newlines and tabs stay
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+class SummarizerFailed(MemsiteError):
+    """The summarizer command failed, hung or said nothing; the message says which."""
+
+
+def material(context: HotContext, entries: list[Entry]) -> str:
+    """The text a summarizer reads on stdin: the hot context, then the session's entries."""
+    parts = [hot.render(context)]
+    if entries:
+        parts += ["# Since the last checkpoint\n", *(render_entry(e) for e in entries)]
+    return "\n".join(parts)
+
+
+def extractive(context: HotContext, entries: list[Entry]) -> str:
+    """A summary made of what the session recorded, one line a kind: the task and step,
+    decisions and learnings, pending actions, files touched, the last results."""
+    decisions = [e.details.get("title", "") for e in entries if _points_at(e, "decision")]
+    learnings = [e.details.get("title", "") for e in entries if _points_at(e, "learning")]
+    files = list(context.files_modified)
+    for entry in entries:
+        files += [f.strip() for f in entry.details.get("files", "").split(",") if f.strip()]
+    results = [
+        f"{e.title}: {_one_line(e.result)}"
+        for e in entries
+        if e.result and not _points_at(e, e.title) and e.title != "checkpoint"
+    ][-LAST_RESULTS:]
+    lines = [f"Task: {context.task}"]
+    if context.current_step:
+        lines.append(f"Current step: {context.current_step}")
+    for label, items in (
+        ("Decisions", decisions),
+        ("Learnings", learnings),
+        ("Pending", context.pending_actions),
+        ("Files touched", list(dict.fromkeys(files))),
+        ("Last results", results),
+    ):
+        if items:
+            lines.append(f"{label}: " + "; ".join(items))
+    return "\n".join(lines)
+
+
+def run_summarizer(command: str, text: str, timeout: float = SUMMARIZER_TIMEOUT) -> str:
+    """What ``command`` (split like a shell would, but run without one) prints for ``text``
+    on its stdin; ``SummarizerFailed`` when it cannot start, fails, hangs or prints nothing."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as err:
+        raise SummarizerFailed(f"summarizer {command!r} cannot be split ({err})") from None
+    if not argv:
+        raise SummarizerFailed("summarizer is empty")
+    try:
+        done = subprocess.run(
+            argv,
+            input=text.encode("utf-8"),
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise SummarizerFailed(f"summarizer {argv[0]} took over {timeout:g} s") from None
+    except OSError as err:
+        raise SummarizerFailed(f"summarizer {argv[0]} did not start ({err.strerror})") from None
+    if done.returncode != 0:
+        said = _one_line(done.stderr.decode("utf-8", errors="replace"))[:200]
+        tail = f": {said}" if said else ""
+        raise SummarizerFailed(f"summarizer {argv[0]} exited {done.returncode}{tail}")
+    summary = done.stdout.decode("utf-8", errors="replace")
+    summary = _CONTROL.sub("", summary.replace("\r\n", "\n")).strip()
+    if not summary:
+        raise SummarizerFailed(f"summarizer {argv[0]} printed nothing")
+    return summary[:MAX_SUMMARY]
+
+
+def _points_at(entry: Entry, kind: str) -> bool:
+    return entry.title == kind and bool(entry.details.get(kind)) and "title" in entry.details
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
