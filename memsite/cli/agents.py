@@ -1,10 +1,16 @@
-"""Commands that hand memory to an agent over a protocol: ``memsite mcp`` (issue 10)."""
+"""Commands that hand memory to an agent over a protocol: ``memsite mcp`` (issue 10) and
+``memsite hook`` (issue 11)."""
 
 from __future__ import annotations
 
+import os
+import sys
+
 import click
 
+from ..search.recall import PRIME_BUDGET, RECALL_BUDGET
 from .app import _memory, cli
+from .options import Count
 
 
 @cli.command()
@@ -22,3 +28,42 @@ def mcp(ctx: click.Context) -> None:
             'memsite mcp needs the MCP SDK: pip install "memsite[mcp]"'
         ) from None
     serve(_memory(ctx))
+
+
+@cli.command()
+@click.option(
+    "--prime-budget",
+    type=Count(1, 20000),
+    default=PRIME_BUDGET,
+    show_default=True,
+    help="Tokens of the payload at SessionStart.",
+)
+@click.option(
+    "--recall-budget",
+    type=Count(1, 1500),
+    default=RECALL_BUDGET,
+    show_default=True,
+    help="Tokens of the recall at UserPromptSubmit.",
+)
+@click.pass_context
+def hook(ctx: click.Context, prime_budget: int, recall_budget: int) -> None:
+    """Answer one Claude Code hook event (its JSON on stdin): SessionStart primes,
+    UserPromptSubmit recalls, PreCompact and PostCompact record a checkpoint, SessionEnd
+    ends the session. Never blocks the agent: any failure is one line on stderr, exit 0."""
+    from ..agents.hooks import run
+
+    said = run(
+        sys.stdin.buffer.read(),
+        lambda: _memory(ctx),
+        prime_budget=prime_budget,
+        recall_budget=recall_budget,
+    )
+    if said.stdout:
+        click.echo(said.stdout)
+    if said.error:
+        click.echo(said.error, err=True)
+    if said.late:
+        # the call still running must not hold the agent: leave without waiting for it
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)

@@ -1,0 +1,136 @@
+"""``memsite hook``: one command for every Claude Code hook event (issue 11).
+
+A thin adapter like ``mcp_server.py``: it reads the event's JSON, makes one call into
+``Memory`` and answers as the event's protocol expects (Claude Code's hooks reference,
+https://code.claude.com/docs/en/hooks). ``SessionStart`` and ``UserPromptSubmit`` add
+context through ``hookSpecificOutput.additionalContext``; ``PreCompact``, ``PostCompact``
+and ``SessionEnd`` only write memory and print nothing; any other event is answered with
+nothing. A hook must never block the agent: whatever goes wrong (no memory tree, a broken
+index, malformed JSON, a call that outlives the time limit) is one line for stderr, nothing
+on stdout, and exit code 0.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import MemsiteError
+from ..memory import Memory
+from ..search.recall import PRIME_BUDGET, RECALL_BUDGET
+from ..search.tokens import tokens_of_size
+
+TIME_LIMIT = 5.0  # seconds; Claude Code waits for a hook, so memsite gives up first
+TRIGGERS = ("auto", "manual")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the hook prints: ``stdout`` for the harness, ``error`` one line for stderr;
+    ``late`` when the call was still running at the time limit."""
+
+    stdout: str = ""
+    error: str = ""
+    late: bool = False
+
+
+def run(
+    raw: bytes,
+    open_memory: Callable[[], Memory],
+    *,
+    time_limit: float = TIME_LIMIT,
+    prime_budget: int = PRIME_BUDGET,
+    recall_budget: int = RECALL_BUDGET,
+) -> Answer:
+    """Answer one hook event (its JSON in ``raw``) within ``time_limit`` seconds."""
+    done: list[Answer] = []
+
+    def work() -> None:
+        try:
+            event = _event(raw)
+            done.append(Answer(answer(event, open_memory, prime_budget, recall_budget)))
+        except Exception as err:  # noqa: BLE001 - a hook never fails the agent
+            said = isinstance(err, (MemsiteError, _Malformed))
+            name = "" if said else f"{type(err).__name__}: "
+            message = " ".join(f"{name}{err}".split())
+            done.append(Answer(error=f"memsite hook: {message}; no context added"))
+
+    # a daemon thread: the caller can leave at the time limit without waiting for it
+    thread = threading.Thread(target=work, name="memsite-hook", daemon=True)
+    thread.start()
+    thread.join(time_limit)
+    if done:
+        return done[0]
+    return Answer(
+        error=f"memsite hook: no answer within {time_limit:g} s; no context added", late=True
+    )
+
+
+def answer(
+    event: dict[str, Any], open_memory: Callable[[], Memory], prime_budget: int, recall_budget: int
+) -> str:
+    """What to print for one event (``""`` for nothing)."""
+    name = event.get("hook_event_name")
+    if name not in ("SessionStart", "UserPromptSubmit", "PreCompact", "PostCompact", "SessionEnd"):
+        return ""
+    with open_memory() as memory:
+        if name == "SessionStart":
+            compact = event.get("source") == "compact"
+            primed = memory.prime(budget=prime_budget, after_compact=compact)
+            return _context(name, primed.markdown)
+        if name == "UserPromptSubmit":
+            recalled = memory.recall(_text(event, "prompt"), budget=recall_budget)
+            return _context(name, recalled.markdown)
+        trigger = event.get("trigger") if event.get("trigger") in TRIGGERS else "auto"
+        if name == "PreCompact":
+            size = _transcript_tokens(event.get("transcript_path"))
+            memory.checkpoint(str(trigger), tokens_before=size)
+        elif name == "PostCompact":
+            summary = _text(event, "compact_summary") or None
+            memory.checkpoint(str(trigger), summary, completes=True)
+        else:
+            reason = _text(event, "reason") or "other"
+            memory.end_session(f"Session ended by the harness (Claude Code, reason: {reason}).")
+        return ""
+
+
+class _Malformed(ValueError):
+    """The event on stdin is not a JSON object naming an event."""
+
+
+def _event(raw: bytes) -> dict[str, Any]:
+    try:
+        event = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:
+        what = str(err).split(":")[0] if str(err) else type(err).__name__
+        raise _Malformed(f"the event on stdin is not JSON ({what})") from None
+    if not isinstance(event, dict):
+        raise _Malformed("the event on stdin is not a JSON object")
+    return event
+
+
+def _context(name: str, markdown: str) -> str:
+    """The JSON that adds ``markdown`` to the agent's context; nothing when it is empty."""
+    if not markdown.strip():
+        return ""
+    output = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": markdown}}
+    return json.dumps(output, ensure_ascii=False)
+
+
+def _text(event: dict[str, Any], key: str) -> str:
+    value = event.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _transcript_tokens(path: object) -> int | None:
+    """The transcript's size as tokens, when its path is given and it can be read."""
+    if not isinstance(path, str) or not path:
+        return None
+    try:
+        return tokens_of_size(Path(path).expanduser().stat().st_size)
+    except (OSError, ValueError):
+        return None

@@ -1,0 +1,230 @@
+"""``memsite hook`` (issue 11): each Claude Code hook event's JSON on stdin, the answer on
+stdout, the exit code, and what landed on disk.
+
+The fixtures follow Claude Code's hooks reference (https://code.claude.com/docs/en/hooks):
+every event carries ``session_id``, ``transcript_path``, ``cwd`` and ``hook_event_name``;
+``SessionStart`` adds ``source`` (``startup``, ``resume``, ``clear``, ``compact``) and
+``model``; ``UserPromptSubmit`` adds ``prompt``; ``PreCompact`` adds ``trigger`` (``manual``,
+``auto``) and ``custom_instructions``; ``PostCompact`` adds ``trigger`` and
+``compact_summary``; ``SessionEnd`` adds ``reason``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from memsite import Memory
+from memsite.agents.hooks import run as run_hook
+from memsite.cli import cli
+from memsite.store.check import check_tree
+from memsite.store.tree import init_tree
+
+SUMMARY = "We were moving token refresh into auth/tokens.py; the refresh tests still fail."
+
+
+def event(name: str, transcript: Path | str = "/nonexistent/t.jsonl", **fields: Any) -> dict:
+    return {
+        "session_id": "8f2c5b1e-claude",
+        "transcript_path": str(transcript),
+        "cwd": "/home/you/project",
+        "hook_event_name": name,
+        **fields,
+    }
+
+
+@pytest.fixture
+def hook(root: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("MEMSITE_AUTHOR", raising=False)
+    monkeypatch.delenv("MEMSITE_ROOT", raising=False)
+    runner = CliRunner()
+
+    def feed(payload: dict | str | bytes, *args: str):
+        data = payload if isinstance(payload, (str, bytes)) else json.dumps(payload)
+        return runner.invoke(cli, ["--root", str(root), "hook", *args], input=data)
+
+    return feed
+
+
+@pytest.fixture
+def live(root: Path) -> Memory:
+    memory = Memory(root, author="")
+    memory.start_session("Refactor the auth module", "s1")
+    memory.progress("Moving token refresh", files=["auth/tokens.py"])
+    memory.decide("Keep the kill switch for two weeks", why="Rollback without a deploy.")
+    return memory
+
+
+def context_of(stdout: str, name: str) -> str:
+    answer = json.loads(stdout)
+    assert answer["hookSpecificOutput"]["hookEventName"] == name
+    return answer["hookSpecificOutput"]["additionalContext"]
+
+
+def warm_entries(memory: Memory, title: str) -> list:
+    return [e for e in memory.entries("activity") if e.title == title]
+
+
+def test_compaction_sequence_ends_with_the_stored_summary(
+    hook, live: Memory, root: Path, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_text('{"type": "user"}\n' * 100)  # 1,700 bytes
+    pre = hook(event("PreCompact", transcript, trigger="auto", custom_instructions=""))
+    assert (pre.exit_code, pre.stdout) == (0, "")
+    post = hook(event("PostCompact", transcript, trigger="auto", compact_summary=SUMMARY))
+    assert (post.exit_code, post.stdout) == (0, "")
+    start = hook(event("SessionStart", transcript, source="compact", model="claude-sonnet-4"))
+    assert start.exit_code == 0
+    context = context_of(start.stdout, "SessionStart")
+    assert context.startswith("## Since the last checkpoint")
+    assert SUMMARY in context
+    assert "**Task:** Refactor the auth module" in context
+
+    first, second = warm_entries(live, "checkpoint")
+    assert first.details["trigger"] == "auto" and first.details["tokens_before"] == "425"
+    assert first.result.startswith("Task: Refactor the auth module")
+    assert second.details["completes"] == first.id
+    assert second.details["tokens_before"] == "425"
+    assert second.result == SUMMARY
+    assert live.session().checkpoints == [first.id, second.id]
+    assert [p for p in check_tree(root) if p.severity == "error"] == []
+
+
+@pytest.mark.parametrize("source", ["startup", "resume", "clear"])
+def test_session_start_primes(hook, live: Memory, source: str) -> None:
+    done = hook(event("SessionStart", source=source, model="claude-sonnet-4"))
+    assert done.exit_code == 0
+    context = context_of(done.stdout, "SessionStart")
+    assert "# Where were we?" in context and "Keep the kill switch" in context
+    assert "Since the last checkpoint" not in context
+
+
+def test_session_start_after_a_checkpoint_shows_it_in_the_hot_context(hook, live) -> None:
+    live.checkpoint(summary="Half done.")
+    context = context_of(hook(event("SessionStart", source="resume")).stdout, "SessionStart")
+    assert context.index("# Where were we?") < context.index("## Since the last checkpoint")
+
+
+def test_user_prompt_submit_recalls(hook, live: Memory) -> None:
+    done = hook(event("UserPromptSubmit", prompt="why keep the kill switch?"))
+    assert done.exit_code == 0
+    context = context_of(done.stdout, "UserPromptSubmit")
+    assert context.startswith("## Recalled memory")
+    assert "cold/decisions.md#" in context
+
+
+@pytest.mark.parametrize("prompt", ["zzqxv wibbleplonk", "", "thanks!"])
+def test_user_prompt_submit_with_no_match_prints_nothing(hook, live, prompt: str) -> None:
+    done = hook(event("UserPromptSubmit", prompt=prompt))
+    assert (done.exit_code, done.stdout) == (0, "")
+
+
+def test_session_end_ends_the_session_saying_the_harness_did(hook, live: Memory) -> None:
+    done = hook(event("SessionEnd", reason="prompt_input_exit"))
+    assert (done.exit_code, done.stdout) == (0, "")
+    assert live.session() is None
+    [end] = warm_entries(live, "session end")
+    assert end.result == "Session ended by the harness (Claude Code, reason: prompt_input_exit)."
+
+
+@pytest.mark.parametrize(
+    "name", ["Stop", "PreToolUse", "Notification", "SubagentStop", None, "Whatever"]
+)
+def test_any_other_event_prints_nothing(hook, live: Memory, root: Path, name) -> None:
+    before = sorted(p.read_text() for p in (root / "warm").glob("*.md"))
+    done = hook(event(name) if name else {"session_id": "x"})
+    assert (done.exit_code, done.stdout, done.stderr) == (0, "", "")
+    assert sorted(p.read_text() for p in (root / "warm").glob("*.md")) == before
+
+
+@pytest.mark.parametrize(
+    ("payload", "said"),
+    [
+        ("{not json", "the event on stdin is not JSON"),
+        ("[1, 2]", "the event on stdin is not a JSON object"),
+        (b"\xff\xfe", "the event on stdin is not JSON"),
+        ("", "the event on stdin is not JSON"),
+    ],
+)
+def test_malformed_json_is_one_line_and_exit_0(hook, live, payload, said: str) -> None:
+    done = hook(payload)
+    assert (done.exit_code, done.stdout) == (0, "")
+    assert done.stderr.startswith(f"memsite hook: {said}")
+    assert done.stderr.count("\n") == 1
+
+
+def test_pre_compact_without_a_live_session_is_one_line(hook, root: Path) -> None:
+    done = hook(event("PreCompact", trigger="manual", custom_instructions=""))
+    assert (done.exit_code, done.stdout) == (0, "")
+    assert done.stderr == (
+        "memsite hook: no active session (start one with 'memsite session start TASK'); "
+        "no context added\n"
+    )
+
+
+def test_a_missing_tree_is_one_line_and_exit_0(tmp_path: Path) -> None:
+    """In a real process, from a folder with no memory tree above it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "memsite", "hook"],
+        input=json.dumps(event("SessionStart", source="startup")).encode(),
+        capture_output=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout) == (0, b"")
+    [line] = done.stderr.decode().splitlines()
+    assert line.startswith("memsite hook: no memory tree found")
+    assert "Traceback" not in done.stderr.decode()
+
+
+def test_a_broken_index_never_blocks(hook, live: Memory, root: Path) -> None:
+    cache = root.parent / ".memsite"
+    live.index()
+    for path in cache.rglob("*"):
+        if path.is_file():
+            path.write_bytes(b"\x00garbage")
+    done = hook(event("UserPromptSubmit", prompt="kill switch"))
+    assert done.exit_code == 0
+    assert "Traceback" not in done.output
+
+
+def test_a_call_past_the_time_limit_gives_up(root: Path) -> None:
+    def slow() -> Memory:
+        time.sleep(2)
+        return Memory(root)
+
+    said = run_hook(json.dumps(event("SessionStart", source="startup")).encode(), slow,
+                    time_limit=0.2)  # fmt: skip
+    assert said.late and said.stdout == ""
+    assert said.error == "memsite hook: no answer within 0.2 s; no context added"
+
+
+def test_secrets_in_the_harness_summary_are_redacted(hook, live: Memory) -> None:
+    hook(event("PreCompact", trigger="manual", custom_instructions=""))
+    secret = "ghp_" + "b" * 36
+    hook(event("PostCompact", trigger="manual", compact_summary=f"token {secret} set"))
+    assert live.latest_checkpoint().summary == "token [redacted: github token] set"
+
+
+def test_a_fresh_tree_primes_without_a_session(tmp_path: Path, monkeypatch) -> None:
+    root = tmp_path / "memory"
+    init_tree(root)
+    monkeypatch.delenv("MEMSITE_ROOT", raising=False)
+    done = CliRunner().invoke(
+        cli,
+        ["--root", str(root), "hook"],
+        input=json.dumps(event("SessionStart", source="startup")),
+    )
+    assert done.exit_code == 0
+    assert "# Persona" in context_of(done.stdout, "SessionStart")
