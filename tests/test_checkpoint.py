@@ -239,3 +239,14 @@ def test_budget_shares_come_from_memsite_toml(run, working: Memory, root: Path) 
     done = run("budget")
     assert done.exit_code == 1
     assert "[budget] has no key 'hott'" in done.output
+
+
+def test_the_day_page_lists_checkpoints_in_its_session_block(working: Memory, root: Path) -> None:
+    from memsite.site.pages import build_site
+
+    working.checkpoint("auto", summary="Halfway through moving token refresh.")
+    working.end_session("done")
+    day = build_site(root, working.clock(), related=False).page("activity/2026-06-08.md")
+    block = day.markdown.split("## Sessions", 1)[1].split("\n## ", 1)[0]
+    assert "`s1`, checkpoint at 14:40</span>: Halfway through moving token refresh." in block
+    assert "`s1`, session end at 14:40</span>: done" in block

@@ -172,8 +172,9 @@ def _by_month(entries: list[Entry]) -> list[tuple[str, list[Entry]]]:
     ]
 
 
-def _sessions(activities: list[Entry]) -> list[Entry]:
-    return [e for e in activities if e.title in SESSION_TITLES and e.details.get("session_id")]
+def _sessions(activities: list[Entry], also: tuple[str, ...] = ()) -> list[Entry]:
+    titles = (*SESSION_TITLES, *also)  # a day page lists checkpoints too (issue 11)
+    return [e for e in activities if e.title in titles and e.details.get("session_id")]
 
 
 def _home(
@@ -325,7 +326,7 @@ def _activity(
             in_nav=False,
             title=f"{day:%a} {day.day} {day:%B %Y}",
             day=day,
-            sessions=_sessions(by_day[day]),
+            sessions=_sessions(by_day[day], also=("checkpoint",)),
             entries=by_day[day],
             cold=cold_by_day[day],
             newer=days[position - 1] if position > 0 else None,
