@@ -9,7 +9,6 @@ from (the tree read once, permalinks, related links) is ``material``.
 from __future__ import annotations
 
 import datetime as dt
-import html
 import itertools
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -21,6 +20,7 @@ from ..store.format import classify, front_matter
 from ..store.markup import heading_level, outside_fences, slugify, split_lines
 from ..store.model import Entry
 from . import charts
+from .escaping import title_text
 from .material import (
     Link,
     Lookup,
@@ -290,7 +290,7 @@ def _learnings(builder: _Builder, learnings: list[Entry]) -> list[dict[str, str]
             category=name,
             months=_by_month(grouped[name]),
         )
-        nav.append({html.escape(name[:1].upper() + name[1:]): uri})
+        nav.append({title_text(name[:1].upper() + name[1:]): uri})
     return nav
 
 
@@ -354,4 +354,4 @@ def _note(builder: _Builder, note: Entry) -> dict[str, str]:
     builder.add(
         uri, "note.md.j2", title=note.title, note=note, body=_page_body(note.body, note.title)
     )
-    return {html.escape(note.title): uri}
+    return {title_text(note.title): uri}

@@ -6,7 +6,6 @@ Every event is a line or two; the work happens in plain code (``pages``, ``safet
 from __future__ import annotations
 
 import datetime as dt
-import html
 import os
 from pathlib import Path
 from typing import Any
@@ -18,9 +17,10 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from ..errors import MemsiteError
+from .escaping import title_text
 from .pages import Site, build_site
 from .render import Renderer
-from .safety import find_leaks, sanitize
+from .safety import find_leaks, plain_title, sanitize
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 STYLESHEET = "assets/memsite/memsite.css"
@@ -110,12 +110,21 @@ class MemsitePlugin(BasePlugin[MemsiteConfig]):
                 "(or pass --allow-secrets / set the plugin's allow_secrets: true)"
             )
 
+    def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Files) -> str:
+        if page.file.src_uri in self.generated and "title" in page.meta:
+            # Material writes a page's meta title unescaped
+            page.meta["title"] = title_text(str(page.meta["title"]))
+        return markdown
+
     def on_page_content(self, html_text: str, page: Any, config: Any, files: Files) -> str:
         if page.file.src_uri not in self.generated:
             return html_text
         if page.file.src_uri in self.titles:
-            page.title = html.escape(self.titles[page.file.src_uri], quote=False)
+            page.title = title_text(self.titles[page.file.src_uri])
         return sanitize(html_text)
+
+    def on_post_page(self, output: str, page: Any, config: Any) -> str:
+        return plain_title(output, page.title, page.meta.get("title"), config.site_name)
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
         server.watch(str(self.root))

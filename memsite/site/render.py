@@ -1,8 +1,9 @@
 """Jinja rendering of the generated pages from ``site-templates/`` (or a team's overrides).
 
 Templates write markdown. Autoescaping is off because the output is markdown, not HTML:
-every value that comes from memory goes through the ``text`` (block) or ``inline`` (one
-line) filter, which make raw HTML show as text (see ``safety``).
+every value that comes from memory goes through the ``text`` (block), ``body`` (a block
+under an entry), ``inline`` (one line), ``heading`` (one line that is a heading) or ``code``
+(one line as a code span) filter, which make raw HTML show as text (see ``escaping``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from ..errors import NotFound
 from ..store.markup import heading_level, outside_fences, slugify, split_lines
-from .safety import escape_inline, escape_markdown
+from .escaping import code_span, escape_heading, escape_inline, escape_markdown
 
 PACKAGE = Path(__file__).resolve().parent.parent
 
@@ -43,6 +44,10 @@ def anchor(entry_id: str) -> str:
     return entry_id if _ANCHOR.fullmatch(entry_id) else slugify(entry_id, 120)
 
 
+# A first line MkDocs (and other builders) would read as page metadata ("title: ...").
+_METADATA = re.compile(r"^(?:-{3}[ \t]*$|[ ]{0,3}[A-Za-z0-9_-]+:)")
+
+
 def body(text: str, top: int = 4) -> str:
     """Memory text shown under an entry: escaped, its headings pushed down to level ``top``
     or deeper so they never break the page's own outline."""
@@ -52,6 +57,10 @@ def body(text: str, top: int = 4) -> str:
             level = heading_level(lines[index]) if outside else 0
             if level and level < top:
                 lines[index] = "#" * (top - level) + lines[index].lstrip(" ")
+    if lines and _METADATA.match(lines[0]):
+        # at the top of a page it would set the page's title unescaped: a blank line first
+        # ends the metadata before it starts
+        lines.insert(0, "")
     return "\n".join(lines)
 
 
@@ -116,6 +125,8 @@ class Renderer:
             body=body,
             anchor=anchor,
             inline=escape_inline,
+            heading=escape_heading,
+            code=code_span,
             long_date=long_date,
             short_date=short_date,
             stamp=stamp,

@@ -141,3 +141,126 @@ def slugify(text: str, limit: int = 60) -> str:
     if len(slug) > limit:
         slug = slug[:limit].rsplit("-", 1)[0] if "-" in slug[:limit] else slug[:limit]
     return slug or "entry"
+
+
+# -- markdown structure as the renderer reads it (the site's escaping and check share it) ---
+_CONTAINER = re.compile(r"(?:[ \t>]|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))*")
+_ITEM = re.compile(r"[-*+]|\d{1,9}[.)]")
+_SETEXT = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
+_BACKTICKS = re.compile(r"`+")
+
+
+def closed_fences(lines: list[str]) -> list[tuple[int, int]]:
+    """The code blocks a renderer shows, as (opening line, closing line): a fence that never
+    closes is not one (a renderer shows its lines as prose, raw HTML included)."""
+    blocks: list[tuple[int, int]] = []
+    unclosable: dict[str, int] = {}  # fence char -> shortest fence found to never close
+    index = 0
+    while index < len(lines):
+        opened = fence_open(lines[index])
+        if opened and opened[1] < unclosable.get(opened[0], opened[1] + 1):
+            closer = _closer_index(lines, index, opened)
+            if closer is not None:
+                blocks.append((index, closer))
+                index = closer + 1
+                continue
+            unclosable[opened[0]] = opened[1]  # a longer one of the same char cannot close
+        index += 1
+    return blocks
+
+
+def outside_closed_fences(lines: list[str], most: int | None = None) -> list[tuple[int, bool]]:
+    """Like :func:`outside_fences`, but only :func:`closed_fences` are code (the first
+    ``most`` of them, with ``most``)."""
+    inside = [False] * len(lines)
+    for start, end in closed_fences(lines)[:most]:
+        inside[start : end + 1] = [True] * (end + 1 - start)
+    return [(index, not code) for index, code in enumerate(inside)]
+
+
+def container_prefix(line: str) -> str:
+    """The indentation and list/quote markers that open a line: how deep it nests."""
+    match = _CONTAINER.match(line)
+    return match.group(0) if match else ""
+
+
+def _block(line: str) -> str:
+    """What kind of block a line opens that the renderer keeps apart: a list item, a table
+    row, a heading; "" for a line that continues a paragraph."""
+    prefix = container_prefix(line)
+    rest = line[len(prefix) :]
+    if heading_level(rest):
+        return "heading"
+    if _ITEM.search(prefix):
+        return "item"
+    return "row" if rest.startswith("|") else ""
+
+
+def paragraphs(lines: list[str], prose: list[int]) -> list[list[int]]:
+    """The non-blank prose lines (indexes) grouped as Python-Markdown joins them into one
+    paragraph: a blank line or a heading ends one; a list item or table row starts a new one
+    inside a list or table, but joins a paragraph it follows (no blank line between)."""
+    groups: list[list[int]] = []
+    kinds: list[str] = []
+    previous = -2
+    for index in prose:
+        line = lines[index]
+        if not line.strip():
+            continue
+        kind = _block(line)
+        if (
+            index != previous + 1
+            or not groups
+            or "heading" in (kind, kinds[-1])
+            or (kind and kind == kinds[-1])
+        ):
+            groups.append([])
+            kinds.append(kind)
+        groups[-1].append(index)
+        previous = index
+    return groups
+
+
+def is_heading(lines: list[str], index: int) -> bool:
+    """An ATX heading, inside any container, or the underline of a setext heading."""
+    line = lines[index]
+    if heading_level(line[len(container_prefix(line)) :]):
+        return True
+    return bool(index and _SETEXT.match(line) and lines[index - 1].strip())
+
+
+def code_spans(line: str) -> list[tuple[int, int]]:
+    """The code spans of one line as Python-Markdown reads them: a run of backticks not
+    preceded by a backslash opens one, the next run of the same length closes it (linear,
+    where a regex doing the same is cubic in a run of backticks)."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(line)]
+    by_length: dict[int, list[int]] = {}
+    for number, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(number)
+    seen = dict.fromkeys(by_length, 0)
+    spans = []
+    number = 0
+    while number < len(runs):
+        start, end = runs[number]
+        length = end - start
+        if line[start - 1 : start] != "\\":
+            same, at = by_length[length], seen[length]
+            while at < len(same) and same[at] <= number:
+                at += 1
+            seen[length] = at
+            if at < len(same):
+                spans.append((start, runs[same[at]][1]))
+                number = same[at] + 1
+                continue
+        number += 1
+    return spans
+
+
+def outside_spans(line: str) -> list[tuple[int, int]]:
+    """The stretches of a line outside its code spans."""
+    gaps, last = [], 0
+    for start, end in code_spans(line):
+        gaps.append((last, start))
+        last = end
+    gaps.append((last, len(line)))
+    return gaps

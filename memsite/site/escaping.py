@@ -1,0 +1,177 @@
+"""Memory text made safe to hand to the markdown renderer, in the markdown itself.
+
+Memory text is written by agents and people and is never trusted. Before it reaches the
+renderer, ``<`` outside code becomes ``&lt;`` (raw HTML shows as text), links and reference
+definitions to script schemes lose their link syntax. Code spans are found the way the renderer
+finds them and every other backtick is an entity, so both always agree on what is code.
+
+Every escape is an entity (``&#91;``, ``&#96;``, ...), never a backslash: a backslash the
+author wrote before it would cancel it. The plugin's nh3 pass is a second line, but the
+``--docs-only`` export has no such pass: the markdown alone must be inert.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from ..store.markup import (
+    container_prefix,
+    fence_open,
+    is_heading,
+    normalize_newlines,
+    outside_closed_fences,
+    outside_spans,
+    paragraphs,
+    split_lines,
+)
+
+SAFE_SCHEMES = {"http", "https", "mailto", "ftp"}
+_SCHEME = re.compile(r"^([a-z][a-z0-9+.\-]*):")
+_LINK_OPEN = re.compile(r"\]\(")
+_TARGET = re.compile(r"\s*<?([^)\s>]*)")  # the URL after a "](", if any
+_DEFINITION = re.compile(r"\]:[ \t]*(\S*)")  # "]:" and the target after it, if any
+_AUTOLINK_CHARS = re.compile(r"[\x00-\x20]")
+_BACKTICKS = re.compile(r"`+")
+_ENTITY_LIKE = re.compile(r"&(?=#?[0-9A-Za-z]+;)")
+# what a character outside code becomes when it must be text
+_ENTITY = {
+    "<": "&lt;",
+    "{": "&#123;",  # would open an attr_list block ("{: onclick=... }")
+    "[": "&#91;",
+    "(": "&#40;",
+    "`": "&#96;",
+    "~": "&#126;",
+}
+
+
+def unsafe_url(url: str) -> bool:
+    plain = _AUTOLINK_CHARS.sub("", html.unescape(url)).lower().lstrip("<")
+    found = _SCHEME.match(plain)
+    return bool(found) and found.group(1) not in SAFE_SCHEMES
+
+
+def heading_chars(text: str) -> str:
+    """Text of a heading or page title with nothing that Material's ``striptags`` (which
+    turns ``&lt;`` back into ``<``) could make a tag of: ``<``/``>`` become look-alikes
+    and a written entity stays written."""
+    text = text.replace("<", "\u2039").replace(">", "\u203a")
+    return _ENTITY_LIKE.sub("&amp;", text)
+
+
+def title_text(text: str) -> str:
+    """A page title or nav label for MkDocs (which treats it as HTML), inert everywhere the
+    theme puts it, ``<title>`` included."""
+    text = " ".join(text.split()).replace("<", "\u2039").replace(">", "\u203a")
+    return html.escape(text, quote=False)
+
+
+def code_span(text: str) -> str:
+    """A one-line value as a code span whose fence is longer than any backtick run in it, so
+    nothing in the value can close it early."""
+    text = " ".join(text.split())
+    if not text:
+        return ""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+class _Paragraph:
+    """Escapes the prose lines of one paragraph."""
+
+    def __init__(self) -> None:
+        self.lines: list[list[str]] = []
+
+    def add(self, line: str, following: str) -> None:
+        line = _without_reference(line, following)
+        chars = list(line)
+        for start, end in outside_spans(line):
+            for opened in _LINK_OPEN.finditer(line, start, end):  # every one, nested too
+                found = _TARGET.match(line, opened.end(), end)
+                target = found.group(1) if found else ""
+                if not target or unsafe_url(target):
+                    # "(" becomes an entity, so no link starts, whatever the link text holds
+                    chars[opened.start() + 1] = _ENTITY["("]
+            for offset in range(start, end):
+                self._char(chars, offset)
+        self.lines.append(chars)
+
+    def _char(self, chars: list[str], offset: int) -> None:
+        char = chars[offset]
+        if char in "<{`":  # "`" outside every span could pair up with another line's
+            chars[offset] = _ENTITY[char]
+
+    def finish(self) -> list[str]:
+        return ["".join(chars) for chars in self.lines]
+
+
+def _without_reference(line: str, following: str) -> str:
+    """A reference definition to a script scheme becomes text: its ``:`` an entity. Its
+    label may start lines above (``[`` at the end of one line, ``x]:`` on the next) and its
+    target may be on the next line, so every ``]:`` is looked at, wherever it is."""
+    out, last = [], 0
+    for found in _DEFINITION.finditer(line):
+        target = found.group(1).split()[:1] or following.lstrip(" \t>").split()[:1]
+        if not target or unsafe_url(target[0].strip("<>")):
+            out += [line[last : found.start() + 1], "&#58;"]
+            last = found.start() + 2
+    return "".join(out) + line[last:]
+
+
+def _headings(lines: list[str], group: list[int]) -> set[int]:
+    """The lines of a paragraph that are heading text."""
+    titled = set()
+    for index in group:
+        if is_heading(lines, index):
+            rest = lines[index][len(container_prefix(lines[index])) :]
+            if rest.startswith("#"):
+                titled.add(index)
+            else:  # a setext underline: the paragraph's lines above it are the heading
+                titled.update(i for i in group if i < index)
+    return titled
+
+
+def _bounded(line: str, heading: bool) -> str:
+    prefix = container_prefix(line)
+    rest = line[len(prefix) :]
+    if heading:
+        rest = heading_chars(rest)
+    if fence_open(rest):  # a fence that never closes here could close another text's
+        start = len(rest) - len(rest.lstrip(" "))
+        rest = rest[:start] + _ENTITY[rest[start]] + rest[start + 1 :]
+    return prefix + rest
+
+
+def escape_markdown(text: str) -> str:
+    """Memory text made safe to hand to the renderer (see the module docstring)."""
+    lines = split_lines(normalize_newlines(text))  # as the renderer splits it
+    prose = [index for index, outside in outside_closed_fences(lines) if outside]
+    out = list(lines)
+    for group in paragraphs(lines, prose):
+        titled = _headings(lines, group)
+        paragraph = _Paragraph()
+        for index in group:
+            line = _bounded(lines[index], index in titled)
+            paragraph.add(line, lines[index + 1] if index + 1 < len(lines) else "")
+        for index, escaped in zip(group, paragraph.finish(), strict=True):
+            out[index] = escaped
+    if prose[:1] != [0]:
+        # a code fence on the first line: a template may put the text after a label
+        # ("**Why:** ..."), where no fence opens and its code would be read as prose
+        out.insert(0, "")
+    return "\n".join(out)
+
+
+def escape_inline(text: str) -> str:
+    """A one-line value (a title, a tag) made safe for a heading, link text or table cell."""
+    text = escape_markdown(" ".join(text.split()))
+    # Characters that would open markup of their own inside a heading or table.
+    return text.replace("|", "\\|").replace("{", "&#123;").replace("}", "&#125;")
+
+
+def escape_heading(text: str) -> str:
+    """A one-line value that becomes a heading: inline-safe, and with nothing that the
+    page title or table of contents could turn back into a tag (``heading_chars``)."""
+    return escape_inline(heading_chars(text))

@@ -1,0 +1,329 @@
+"""The security review of the site (issue 15): each point as an attacker would try it.
+
+Memory text is never trusted: whatever a tag, a category, a title, a session id or a body
+holds, no script runs in any page of the site or of the ``--docs-only`` export (``<head>``,
+nav, table of contents and search index included), no page fetches from another host, no
+entry can stop or stall the build, and no generated page replaces another. The browser
+tests (``-m browser``) prove it in Chromium; each test here failed on the code before its fix.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import html.parser
+import http.server
+import json
+import os
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memsite import Memory
+from memsite.store.tree import init_tree
+
+NOW = dt.datetime(2026, 6, 8, 14, 30, 5)
+AT = "2026-06-08T10:00:00"
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+OUTSIDE = "https://example.invalid/p.png?d=stolen"
+
+
+def payload(n: int) -> str:
+    """Text that runs a script wherever it is live: raw, escaped once, or as an entity."""
+    return (
+        f'T{n}</title><script>window.__pwned={n};document.title="PWNED"</script>'
+        f'<img src=x onerror="window.__pwned={n}">&lt;img src=x onerror=window.__pwned={n}&gt;'
+    )
+
+
+@pytest.fixture(autouse=True)
+def _quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+
+
+def hostile_tree(root: Path) -> Path:
+    """Every text that can become a page title, a nav label, a heading or a code span."""
+    init_tree(root)
+    memory = Memory(root, author="", allow_secrets=True, clock=lambda: NOW)
+    memory.decide(
+        "Decision " + payload(1),
+        why=f"![]({OUTSIDE}) and ![ref][pic]\n\n[pic]: //example.invalid/r.png",
+        tags=["tag " + payload(2)],
+        at=AT,
+    )
+    memory.learn("Learning " + payload(3), category="cat " + payload(4), at=AT)
+    memory.log("Act " + payload(5), details={"k": payload(6)}, result="r", at=AT)
+    memory.start_session(
+        "Task " + payload(7), session_id="sid` <img src=x onerror=alert(1)> `z", at=AT
+    )
+    memory.end_session("summary " + payload(8), at="2026-06-08T11:00:00")
+    memory.start_session(
+        "Live " + payload(9), session_id="live` <img src=x onerror=alert(2)> `", at=AT
+    )
+    notes = root / "notes"
+    notes.mkdir(exist_ok=True)
+    (notes / "front.md").write_text(
+        f"---\ntitle: Front {payload(10)}\n---\n\nBody\n\n## Part {payload(11)}\n\nText\n", "utf-8"
+    )
+    (notes / "heading.md").write_text(
+        f"# Heading {payload(12)}\n\nBody\n\nSetext {payload(13)}\n---\n\n"
+        f"![img](//example.invalid/q.png)\n",
+        "utf-8",
+    )
+    (notes / "metadata.md").write_text(f"title: Meta {payload(14)}\n\n# Own heading\n", "utf-8")
+    (root / "persona.md").write_text(f"title: Who {payload(15)}\n\n# Persona {payload(16)}\n")
+    return root
+
+
+class Live(html.parser.HTMLParser):
+    """What in a page a browser would run or fetch from memory: scripts that are not the
+    theme's, event handlers, script URLs, images from outside."""
+
+    def __init__(self, images: bool) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+        self.in_script = False
+        self.images = images
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.in_script = tag == "script"
+        for name, value in attrs:
+            plain = "".join(ch for ch in (value or "") if ch > " ").lower()
+            if name.startswith("on"):
+                self.found.append(f"<{tag} {name}={value}>")
+            if name in ("href", "src") and plain.startswith(("javascript:", "vbscript:")):
+                self.found.append(f"<{tag} {name}={value}>")
+            if self.images and tag == "img" and "example.invalid" in plain:
+                self.found.append(f"<img src={value}>")
+
+    def handle_endtag(self, tag: str) -> None:
+        self.in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self.in_script and ("pwned" in data or "alert" in data):
+            self.found.append(f"<script>{data[:60]}")
+
+
+def live(text: str, images: bool = False) -> list[str]:
+    parser = Live(images)
+    parser.feed(text)
+    parser.close()
+    return parser.found
+
+
+def titles(page: str) -> list[str]:
+    """What the browser reads as the page's title: up to the first ``</title>``."""
+    return re.findall(r"<title>(.*?)</title>", page, flags=re.DOTALL)[:1]
+
+
+def scan_site(site: Path, images: bool = False) -> list[str]:
+    """Everything live in every built page and in the search index (``images``: and every
+    image from another host)."""
+    found = []
+    for path in sorted(site.rglob("*.html")):
+        page = path.read_text("utf-8")
+        found += [f"{path.relative_to(site)}: {hit}" for hit in live(page, images)]
+        found += [f"{path.relative_to(site)}: <title>{t}" for t in titles(page) if "<" in t]
+    index = json.loads((site / "search" / "search_index.json").read_text("utf-8"))
+    for doc in index["docs"]:
+        for key in ("title", "text"):
+            found += [f"search {doc['location']} {key}: {hit}" for hit in live(doc[key])]
+    return found
+
+
+def build(root: Path, site: Path, monkeypatch: pytest.MonkeyPatch, config: str = "") -> Path:
+    """``memsite build`` of ``root`` (with ``config`` as mkdocs.yml when given)."""
+    from memsite.site.builder import build as build_site
+
+    work = site.parent / f"work-{site.name}"
+    work.mkdir(parents=True, exist_ok=True)
+    monkeypatch.chdir(work)
+    if config:
+        (work / "docs").mkdir(exist_ok=True)
+        (work / "mkdocs.yml").write_text(config, "utf-8")
+        return build_site(None, site_dir=site, config_file=work / "mkdocs.yml")
+    return build_site(root, site_dir=site)
+
+
+def markdown_html(text: str) -> str:
+    """A generated page rendered with the site's own markdown extensions, no nh3 pass."""
+    import markdown
+
+    from memsite.site.builder import MARKDOWN_EXTENSIONS
+
+    names, configs = [], {}
+    for extension in MARKDOWN_EXTENSIONS:
+        if isinstance(extension, dict):
+            ((name, config),) = extension.items()
+            names.append(name)
+            configs[name] = config
+        else:
+            names.append(extension)
+    return markdown.markdown(text, extensions=names, extension_configs=configs)
+
+
+# -- 15.1: a script in <title>, the nav, the toc or the search index ---------------------------
+
+
+def test_no_memory_text_is_live_in_any_page_head_nav_toc_or_search_index(tmp_path, monkeypatch):
+    site = build(hostile_tree(tmp_path / "memory"), tmp_path / "site", monkeypatch)
+    assert scan_site(site) == []
+    tag_page = next((site / "tags").glob("tag-*.html")).read_text("utf-8")
+    assert "<title>Tag: tag T2\u2039/title\u203a\u2039script\u203a" in tag_page  # text, shown
+    note = (site / "notes" / "notes" / "metadata.html").read_text("utf-8")
+    assert "Meta T14" in note and "<title>Own heading - Memory</title>" in note  # not metadata
+
+
+def test_a_heading_never_carries_markup_the_title_could_revive() -> None:
+    """Material puts a title through ``striptags``, which unescapes: nothing may revive."""
+    from markupsafe import Markup
+
+    from memsite.site.escaping import escape_heading, title_text
+
+    for text in ("a</title><b>", "a&lt;/title&gt;<b>", "`</title>`", "&#60;b&#62; `&lt;i&gt;`"):
+        heading = markdown_html("# " + escape_heading(text))
+        assert "<" not in Markup(heading).striptags(), text
+        assert "<" not in Markup(title_text(text)).striptags(), text
+
+
+# -- 15.7: the --docs-only export, with no nh3 pass --------------------------------------------
+
+EXPORT_BODIES = [
+    "[x]:\n  javascript:alert(1)\n\n[y][x]",
+    "> [x]: javascript:alert(1)\n\n[x]",
+    "- [x]: javascript:alert(1)\n\n[x]",
+    "1. [x]: <javascript:alert(1)>\n\n[x]",
+    "\\`<img src=x onerror=alert(1)>`",
+    "a ` b\n` <img src=x onerror=alert(1)> `",
+    "[y]: javascript:alert(1)\n[\n[y]: javascript:alert(1)\n\n[y]",
+    "~~~\n<img src=x onerror=alert(1)>\n~~~",
+]
+# a "why" shown after its label: a fence there opens nothing, an unclosed one closes another's
+EXPORT_WHYS = ["```\n<img src=x onerror=alert(1)>\n```", "# x\n~~~", "w\r[z]: javascript:alert(1)"]
+
+
+def test_the_docs_only_export_is_inert_without_any_html_pass(tmp_path):
+    from memsite.site.builder import export_docs
+
+    root = hostile_tree(tmp_path / "memory")
+    memory = Memory(root, author="", allow_secrets=True, clock=lambda: NOW)
+    for number, text in enumerate(EXPORT_BODIES):
+        memory.decide(f"Export {number}", why="w", body=text, at=AT)
+    for number, text in enumerate(EXPORT_WHYS):
+        memory.decide(f"Why {number}", why=text, body="[z]", at=AT)
+    out = tmp_path / "export"
+    export_docs(root, out, NOW)
+    pages = sorted((out / "docs").rglob("*.md"))
+    assert len(pages) > 8
+    for page in pages:
+        assert live(markdown_html(page.read_text("utf-8"))) == [], page
+    day = (out / "docs" / "activity" / "2026-06-08.md").read_text("utf-8")
+    assert "<code>sid` &lt;img src=x onerror=alert(1)&gt; `z</code>" in markdown_html(day)
+
+
+def test_the_docs_only_export_builds_inert_without_the_plugin(tmp_path, monkeypatch):
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+
+    from memsite.site.builder import export_docs
+
+    out = tmp_path / "export"
+    export_docs(hostile_tree(tmp_path / "memory"), out, NOW)
+    monkeypatch.chdir(out)
+    config = load_config(str(out / "mkdocs.yml"), site_dir=str(tmp_path / "plain"))
+    mkdocs_build(config)
+    assert scan_site(tmp_path / "plain") == []
+
+
+# -- the browser: Chromium over HTTP (and file://) ---------------------------------------------
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    if not CHROMIUM.exists():
+        if os.environ.get("MEMSITE_REQUIRE_BROWSER"):  # .ci/run sets it: CI must not skip
+            pytest.fail("MEMSITE_REQUIRE_BROWSER is set but /usr/bin/chromium is missing")
+        pytest.skip("Chromium is not installed at /usr/bin/chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    """The hostile tree built with the built-in configuration and served from 127.0.0.1."""
+    from memsite.site.builder import build as build_site
+
+    work = tmp_path_factory.mktemp("hostile-site")
+    root = hostile_tree(work / "memory")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("NO_MKDOCS_2_WARNING", "1")
+        patch.chdir(work)
+        site = build_site(root, site_dir=work / "site")
+    handler = functools.partial(_Quiet, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield site, f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    thread.join()
+    server.server_close()
+
+
+@pytest.fixture
+def tab(browser):
+    """A page that records console errors and every request it makes."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.errors, page.requests = [], []
+    page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda err: page.errors.append(str(err)))
+    page.on("request", lambda request: page.requests.append(request.url))
+    yield page
+    context.close()
+
+
+def page_kinds(site: Path) -> list[str]:
+    """One page of every kind the plugin makes."""
+    kinds = [
+        "index.html",
+        "decisions/index.html",
+        "tags/index.html",
+        "learnings/index.html",
+        "activity/index.html",
+        "activity/2026-06-08.html",
+        "persona.html",
+    ]
+    kinds.append(next((site / "tags").glob("tag-*.html")).relative_to(site).as_posix())
+    kinds.append(next((site / "learnings").glob("cat-*.html")).relative_to(site).as_posix())
+    kinds += [p.relative_to(site).as_posix() for p in sorted((site / "notes").rglob("*.html"))]
+    return kinds
+
+
+@pytest.mark.browser
+def test_no_script_from_memory_runs_in_any_kind_of_page(tab, hostile_site):
+    site, url = hostile_site
+    for kind in page_kinds(site):
+        tab.goto(url + kind)
+        tab.wait_for_timeout(150)
+        assert tab.evaluate("window.__pwned") is None, kind
+        assert tab.title() != "PWNED", kind  # what the payload would set
