@@ -19,6 +19,7 @@ import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -246,6 +247,41 @@ def test_the_docs_only_export_builds_inert_without_the_plugin(tmp_path, monkeypa
     assert scan_site(tmp_path / "plain") == []
 
 
+# -- 15.8: nothing fetched from outside --------------------------------------------------------
+
+
+def test_images_in_memory_are_links_unless_the_plugin_allows_them(tmp_path, monkeypatch):
+    root = hostile_tree(tmp_path / "memory")
+    site = build(root, tmp_path / "site", monkeypatch)
+    assert scan_site(site, images=True) == []
+    timeline = (site / "decisions" / "index.html").read_text("utf-8")
+    assert "<img" not in timeline.split("<article", 1)[1]
+    assert f'href="{OUTSIDE.replace("&", "&amp;")}"' in timeline
+    allowed = build(
+        root,
+        tmp_path / "allowed",
+        monkeypatch,
+        f"site_name: M\ntheme: material\nplugins:\n  - memsite:\n      root: {root}\n"
+        "      remote_images: true\n",
+    )
+    timeline = (allowed / "decisions" / "index.html").read_text("utf-8")
+    assert f'<img alt="" src="{OUTSIDE.replace("&", "&amp;")}"' in timeline
+    assert "img-src 'self' data: https: http:" in timeline
+
+
+def test_every_page_carries_a_policy_that_blocks_outside_requests(tmp_path, monkeypatch):
+    site = build(hostile_tree(tmp_path / "memory"), tmp_path / "site", monkeypatch)
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) > 10
+    for path in pages:
+        head = path.read_text("utf-8").split("<head>", 1)[1]
+        assert head.startswith('<meta http-equiv="Content-Security-Policy"'), path
+        policy = html.unescape(re.search(r'content="([^"]*)"', head).group(1))
+        for rule in ("default-src 'self'", "img-src 'self' data:;", "connect-src 'self'"):
+            assert rule in policy, (path, rule)
+        assert "https:" not in policy and "*" not in policy
+
+
 # -- the browser: Chromium over HTTP (and file://) ---------------------------------------------
 
 
@@ -327,3 +363,31 @@ def test_no_script_from_memory_runs_in_any_kind_of_page(tab, hostile_site):
         tab.wait_for_timeout(150)
         assert tab.evaluate("window.__pwned") is None, kind
         assert tab.title() != "PWNED", kind  # what the payload would set
+    assert [u for u in tab.requests if urlsplit(u).hostname not in ("127.0.0.1", None)] == []
+
+
+@pytest.mark.browser
+def test_search_works_and_no_request_leaves_the_machine_over_http(tab, hostile_site):
+    site, url = hostile_site
+    for kind in page_kinds(site):
+        tab.goto(url + kind)
+    tab.goto(url)
+    tab.click("input.md-search__input")
+    tab.keyboard.type("Decision")
+    tab.locator(".md-search-result__item").first.wait_for(timeout=15000)
+    assert tab.locator(".md-search-result__item").count() >= 1
+    outside = [u for u in tab.requests if urlsplit(u).hostname not in ("127.0.0.1", None)]
+    assert outside == [] and tab.errors == []
+
+
+@pytest.mark.browser
+def test_search_works_and_nothing_is_fetched_over_file_urls(tab, hostile_site):
+    site, _ = hostile_site
+    for kind in page_kinds(site):
+        tab.goto((site / kind).as_uri())
+    tab.goto((site / "index.html").as_uri())
+    tab.click("input.md-search__input")
+    tab.keyboard.type("Decision")
+    tab.locator(".md-search-result__item").first.wait_for(timeout=15000)
+    assert [u for u in tab.requests if not u.startswith(("file:", "blob:", "data:"))] == []
+    assert tab.errors == []

@@ -2,7 +2,8 @@
 
 Memory text is written by agents and people and is never trusted. Before it reaches the
 renderer, ``<`` outside code becomes ``&lt;`` (raw HTML shows as text), links and reference
-definitions to script schemes lose their link syntax. Code spans are found the way the renderer
+definitions to script schemes lose their link syntax, images become links (``images=False``:
+the site then fetches nothing from elsewhere). Code spans are found the way the renderer
 finds them and every other backtick is an entity, so both always agree on what is code.
 
 Every escape is an entity (``&#91;``, ``&#96;``, ...), never a backslash: a backslash the
@@ -40,6 +41,7 @@ _ENTITY = {
     "{": "&#123;",  # would open an attr_list block ("{: onclick=... }")
     "[": "&#91;",
     "(": "&#40;",
+    "!": "&#33;",
     "`": "&#96;",
     "~": "&#126;",
 }
@@ -81,7 +83,8 @@ def code_span(text: str) -> str:
 class _Paragraph:
     """Escapes the prose lines of one paragraph."""
 
-    def __init__(self) -> None:
+    def __init__(self, images: bool) -> None:
+        self.images = images
         self.lines: list[list[str]] = []
 
     def add(self, line: str, following: str) -> None:
@@ -102,6 +105,8 @@ class _Paragraph:
         char = chars[offset]
         if char in "<{`":  # "`" outside every span could pair up with another line's
             chars[offset] = _ENTITY[char]
+        elif char == "!" and not self.images and chars[offset + 1 : offset + 2] == ["["]:
+            chars[offset] = _ENTITY["!"]  # an image is a link: nothing fetched from outside
 
     def finish(self) -> list[str]:
         return ["".join(chars) for chars in self.lines]
@@ -144,14 +149,14 @@ def _bounded(line: str, heading: bool) -> str:
     return prefix + rest
 
 
-def escape_markdown(text: str) -> str:
+def escape_markdown(text: str, *, images: bool = False) -> str:
     """Memory text made safe to hand to the renderer (see the module docstring)."""
     lines = split_lines(normalize_newlines(text))  # as the renderer splits it
     prose = [index for index, outside in outside_closed_fences(lines) if outside]
     out = list(lines)
     for group in paragraphs(lines, prose):
         titled = _headings(lines, group)
-        paragraph = _Paragraph()
+        paragraph = _Paragraph(images)
         for index in group:
             line = _bounded(lines[index], index in titled)
             paragraph.add(line, lines[index + 1] if index + 1 < len(lines) else "")
@@ -164,14 +169,14 @@ def escape_markdown(text: str) -> str:
     return "\n".join(out)
 
 
-def escape_inline(text: str) -> str:
+def escape_inline(text: str, *, images: bool = False) -> str:
     """A one-line value (a title, a tag) made safe for a heading, link text or table cell."""
-    text = escape_markdown(" ".join(text.split()))
+    text = escape_markdown(" ".join(text.split()), images=images)
     # Characters that would open markup of their own inside a heading or table.
     return text.replace("|", "\\|").replace("{", "&#123;").replace("}", "&#125;")
 
 
-def escape_heading(text: str) -> str:
+def escape_heading(text: str, *, images: bool = False) -> str:
     """A one-line value that becomes a heading: inline-safe, and with nothing that the
     page title or table of contents could turn back into a tag (``heading_chars``)."""
-    return escape_inline(heading_chars(text))
+    return escape_inline(heading_chars(text), images=images)

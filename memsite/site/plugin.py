@@ -20,7 +20,7 @@ from ..errors import MemsiteError
 from .escaping import title_text
 from .pages import Site, build_site
 from .render import Renderer
-from .safety import find_leaks, plain_title, sanitize
+from .safety import content_policy, find_leaks, plain_title, sanitize, with_policy
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 STYLESHEET = "assets/memsite/memsite.css"
@@ -36,6 +36,7 @@ class MemsiteConfig(Config):
     exclude = c.ListOfItems(c.Type(str), default=[])
     related = c.Type(bool, default=True)
     allow_secrets = c.Type(bool, default=False)
+    remote_images = c.Type(bool, default=False)
 
 
 class MemsitePlugin(BasePlugin[MemsiteConfig]):
@@ -58,7 +59,10 @@ class MemsitePlugin(BasePlugin[MemsiteConfig]):
     def on_config(self, config: Any) -> Any:
         self._root = self._path(config, os.environ.get(ROOT_VARIABLE) or self.config.root)
         folder = self.config.templates_dir
-        self.renderer = Renderer(self._path(config, folder) if folder else None)
+        self.renderer = Renderer(
+            self._path(config, folder) if folder else None, images=self.config.remote_images
+        )
+        self.policy = content_policy(remote_images=self.config.remote_images)
         for name in EXTENSIONS:
             if name not in config.markdown_extensions:
                 config.markdown_extensions.append(name)
@@ -121,10 +125,14 @@ class MemsitePlugin(BasePlugin[MemsiteConfig]):
             return html_text
         if page.file.src_uri in self.titles:
             page.title = title_text(self.titles[page.file.src_uri])
-        return sanitize(html_text)
+        return sanitize(html_text, images=self.config.remote_images)
 
     def on_post_page(self, output: str, page: Any, config: Any) -> str:
-        return plain_title(output, page.title, page.meta.get("title"), config.site_name)
+        output = plain_title(output, page.title, page.meta.get("title"), config.site_name)
+        return with_policy(output, self.policy)
+
+    def on_post_template(self, output: str, template_name: str, config: Any) -> str:
+        return with_policy(output, self.policy) if template_name.endswith(".html") else output
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
         server.watch(str(self.root))

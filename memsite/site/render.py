@@ -9,6 +9,7 @@ under an entry), ``inline`` (one line), ``heading`` (one line that is a heading)
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import posixpath
 import re
 from pathlib import Path
@@ -48,10 +49,10 @@ def anchor(entry_id: str) -> str:
 _METADATA = re.compile(r"^(?:-{3}[ \t]*$|[ ]{0,3}[A-Za-z0-9_-]+:)")
 
 
-def body(text: str, top: int = 4) -> str:
+def body(text: str, top: int = 4, *, images: bool = False) -> str:
     """Memory text shown under an entry: escaped, its headings pushed down to level ``top``
     or deeper so they never break the page's own outline."""
-    lines = split_lines(escape_markdown(text))
+    lines = split_lines(escape_markdown(text, images=images))
     if top > 1:
         for index, outside in outside_fences(lines):
             level = heading_level(lines[index]) if outside else 0
@@ -104,7 +105,9 @@ def indent_lines(text: str, spaces: int = 4) -> str:
 class Renderer:
     """Renders named templates; a template in ``override`` wins over the packaged one."""
 
-    def __init__(self, override: Path | None = None) -> None:
+    def __init__(self, override: Path | None = None, *, images: bool = False) -> None:
+        """``images``: memory text may show images (fetched from wherever they are);
+        without it an image is a link."""
         import jinja2
 
         folders = [str(override)] if override else []
@@ -121,11 +124,11 @@ class Renderer:
             comment_end_string="##}",
         )
         self.env.filters.update(
-            text=escape_markdown,
-            body=body,
+            text=functools.partial(escape_markdown, images=images),
+            body=functools.partial(body, images=images),
             anchor=anchor,
-            inline=escape_inline,
-            heading=escape_heading,
+            inline=functools.partial(escape_inline, images=images),
+            heading=functools.partial(escape_heading, images=images),
             code=code_span,
             long_date=long_date,
             short_date=short_date,

@@ -1,12 +1,15 @@
-"""What keeps memory from running code in the site or leaking a secret through it.
+"""What keeps memory from running code in the site, fetching from outside, or leaking a
+secret through it.
 
 The markdown is made inert before it is rendered (``escaping``); the plugin then sanitizes
-the rendered HTML of its own pages with nh3 and makes each page's ``<title>`` plain text.
+the rendered HTML of its own pages with nh3, makes each page's ``<title>`` plain text, and
+gives every page a Content-Security-Policy that allows no request to another host.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,19 +32,59 @@ _ATTRIBUTES = {
 }
 
 
-def sanitize(content: str) -> str:
-    """Rendered HTML of a generated page with anything that could run removed."""
+def sanitize(content: str, *, images: bool = False) -> str:
+    """Rendered HTML of a generated page with anything that could run removed, and, unless
+    ``images``, any image (memory text shows images as links: nothing is fetched)."""
     import nh3
 
+    tags = set(nh3.ALLOWED_TAGS) | _SVG_TAGS
     return nh3.clean(
         content,
-        tags=set(nh3.ALLOWED_TAGS) | _SVG_TAGS,
+        tags=tags if images else tags - {"img"},
         attributes=_ATTRIBUTES,
         generic_attribute_prefixes={"aria-", "data-"},
         link_rel=None,
         url_schemes=SAFE_SCHEMES,
         strip_comments=True,
     )
+
+
+def content_policy(*, remote_images: bool = False) -> str:
+    """The Content-Security-Policy of every page: everything from the site itself, nothing
+    from another host (``remote_images``: images from anywhere). Material needs its inline
+    scripts and styles and ``data:`` icons; the search worker and the offline shim's
+    iframe come from the site."""
+    images = "'self' data: https: http:" if remote_images else "'self' data:"
+    return "; ".join(
+        [
+            "default-src 'self'",
+            "script-src 'self' 'unsafe-inline'",
+            "style-src 'self' 'unsafe-inline'",
+            f"img-src {images}",
+            "font-src 'self' data:",
+            "connect-src 'self'",
+            "media-src 'self'",
+            "frame-src 'self' blob:",
+            "worker-src 'self' blob:",
+            "child-src 'self' blob:",
+            "object-src 'none'",
+            "base-uri 'self'",
+            "form-action 'self'",
+        ]
+    )
+
+
+def with_policy(page: str, policy: str) -> str:
+    """A rendered page with the policy as the first element of its ``<head>``."""
+    quoted = html.escape(policy, quote=False).replace('"', "&quot;")
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{quoted}">'
+    found = _HEAD.search(page)
+    if found is None:
+        return meta + page
+    return page[: found.end()] + meta + page[found.end() :]
+
+
+_HEAD = re.compile(r"<head\b[^>]*>", re.IGNORECASE)
 
 
 def plain_title(page: str, title: object, meta_title: object, site_name: str) -> str:
