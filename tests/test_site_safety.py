@@ -17,6 +17,7 @@ import json
 import os
 import re
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -280,6 +281,68 @@ def test_every_page_carries_a_policy_that_blocks_outside_requests(tmp_path, monk
         for rule in ("default-src 'self'", "img-src 'self' data:;", "connect-src 'self'"):
             assert rule in policy, (path, rule)
         assert "https:" not in policy and "*" not in policy
+
+
+# -- 15.10: nothing in memory stops or stalls the build ----------------------------------------
+
+NESTED = "  - " * 500 + "x"
+BRACKETS = "[" * 50_000 + "]" * 50_000
+
+
+def test_deep_nesting_and_bracket_runs_build_quickly_and_show_the_entry(tmp_path, monkeypatch):
+    root = tmp_path / "memory"
+    init_tree(root)
+    memory = Memory(root, author="", clock=lambda: NOW)
+    nested = memory.decide("Nested list", why="w", body=NESTED, at=AT)
+    lines = memory.decide(
+        "Nested lines", why="w", body="\n".join("  " * i + "- y" for i in range(500)), at=AT
+    )
+    memory.learn("Bracket runs", category="c", body=BRACKETS, at=AT)
+    started = time.monotonic()
+    site = build(root, tmp_path / "site", monkeypatch)
+    assert time.monotonic() - started < 30  # a bound against minutes, not a speed test
+    timeline = (site / "decisions" / "index.html").read_text("utf-8")
+    assert f'id="{nested}"' in timeline and f'id="{lines}"' in timeline
+    assert "Bracket runs" in (site / "learnings" / "c.html").read_text("utf-8")
+
+
+def test_check_warns_about_every_entry_the_site_must_bound(tmp_path):
+    from memsite.store.check import check_tree
+
+    root = tmp_path / "memory"
+    init_tree(root)
+    memory = Memory(root, author="", clock=lambda: NOW)
+    nested = memory.decide("Nested", why="w", body=NESTED, at=AT)
+    brackets = memory.learn("Brackets", category="c", body=BRACKETS, at=AT)
+    plain = memory.decide("Plain", why="w", body="- a\n  - b\n\n[x](https://x.example)", at=AT)
+    warnings = [p for p in check_tree(root) if p.severity == "warning"]
+    text = "\n".join(str(p) for p in warnings)
+    assert nested in text and "nests" in text
+    assert brackets in text and "paragraph of 100,000 characters" in text
+    assert plain not in text
+
+
+def test_a_page_that_still_fails_shows_an_error_block_naming_the_entry(tmp_path, monkeypatch):
+    import markdown
+
+    root = tmp_path / "memory"
+    init_tree(root)
+    memory = Memory(root, author="", clock=lambda: NOW)
+    fine = memory.decide("Fine", why="w", body="all good", at=AT)
+    broken = memory.decide("Broken", why="w", body="BREAKS-THE-RENDERER", at=AT)
+    convert = markdown.Markdown.convert
+
+    def failing(self: markdown.Markdown, source: str) -> str:
+        if "BREAKS-THE-RENDERER" in source:
+            raise RecursionError("maximum recursion depth exceeded")
+        return convert(self, source)
+
+    monkeypatch.setattr(markdown.Markdown, "convert", failing)
+    site = build(root, tmp_path / "site", monkeypatch)
+    timeline = (site / "decisions" / "index.html").read_text("utf-8")
+    assert f'id="{fine}"' in timeline and "all good" in timeline
+    assert f'id="{broken}"' in timeline and "could not render entry" in timeline
+    assert "RecursionError" in timeline
 
 
 # -- the browser: Chromium over HTTP (and file://) ---------------------------------------------

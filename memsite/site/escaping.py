@@ -3,7 +3,8 @@
 Memory text is written by agents and people and is never trusted. Before it reaches the
 renderer, ``<`` outside code becomes ``&lt;`` (raw HTML shows as text), links and reference
 definitions to script schemes lose their link syntax, images become links (``images=False``:
-the site then fetches nothing from elsewhere). Code spans are found the way the renderer
+the site then fetches nothing from elsewhere), and what would make the renderer recurse or
+go quadratic is bounded (``store.markup``'s limits). Code spans are found the way the renderer
 finds them and every other backtick is an entity, so both always agree on what is code.
 
 Every escape is an entity (``&#91;``, ``&#96;``, ...), never a backslash: a backslash the
@@ -17,17 +18,26 @@ import html
 import re
 
 from ..store.markup import (
+    MAX_EMPHASIS,
+    MAX_FENCES,
+    MAX_HEADINGS,
+    MAX_NESTING,
+    MAX_PARAGRAPH,
     container_prefix,
+    emphasis_marks,
     fence_open,
     is_heading,
+    nesting,
     normalize_newlines,
     outside_closed_fences,
     outside_spans,
+    paragraph_size,
     paragraphs,
     split_lines,
 )
 
 SAFE_SCHEMES = {"http", "https", "mailto", "ftp"}
+MAX_BRACKETS = 8  # open "[" at once in one paragraph; deeper ones are text (else quadratic)
 _SCHEME = re.compile(r"^([a-z][a-z0-9+.\-]*):")
 _LINK_OPEN = re.compile(r"\]\(")
 _TARGET = re.compile(r"\s*<?([^)\s>]*)")  # the URL after a "](", if any
@@ -43,6 +53,11 @@ _ENTITY = {
     "(": "&#40;",
     "!": "&#33;",
     "`": "&#96;",
+    "*": "&#42;",
+    "_": "&#95;",
+    "#": "&#35;",
+    "=": "&#61;",
+    "-": "&#45;",
     "~": "&#126;",
 }
 
@@ -81,34 +96,51 @@ def code_span(text: str) -> str:
 
 
 class _Paragraph:
-    """Escapes the prose lines of one paragraph."""
+    """Escapes the prose lines of one paragraph: brackets are matched across its lines and
+    its emphasis marks counted over all of them."""
 
     def __init__(self, images: bool) -> None:
         self.images = images
+        self.emphasis = 0
+        self.open: list[tuple[int, int]] = []  # "[" not closed yet: (line number, offset)
         self.lines: list[list[str]] = []
 
     def add(self, line: str, following: str) -> None:
         line = _without_reference(line, following)
         chars = list(line)
+        marks = set(emphasis_marks(line))
         for start, end in outside_spans(line):
             for opened in _LINK_OPEN.finditer(line, start, end):  # every one, nested too
                 found = _TARGET.match(line, opened.end(), end)
                 target = found.group(1) if found else ""
-                if not target or unsafe_url(target):
+                if not target or unsafe_url(target) or ")" not in line[opened.end() : end]:
                     # "(" becomes an entity, so no link starts, whatever the link text holds
                     chars[opened.start() + 1] = _ENTITY["("]
             for offset in range(start, end):
-                self._char(chars, offset)
+                self._char(chars, offset, offset in marks)
         self.lines.append(chars)
 
-    def _char(self, chars: list[str], offset: int) -> None:
+    def _char(self, chars: list[str], offset: int, emphasis: bool) -> None:
         char = chars[offset]
         if char in "<{`":  # "`" outside every span could pair up with another line's
             chars[offset] = _ENTITY[char]
         elif char == "!" and not self.images and chars[offset + 1 : offset + 2] == ["["]:
             chars[offset] = _ENTITY["!"]  # an image is a link: nothing fetched from outside
+        elif char == "[":
+            if len(self.open) >= MAX_BRACKETS:
+                chars[offset] = _ENTITY["["]
+            else:
+                self.open.append((len(self.lines), offset))
+        elif char == "]" and self.open:
+            self.open.pop()
+        elif emphasis:
+            self.emphasis += 1
+            if self.emphasis > MAX_EMPHASIS:
+                chars[offset] = _ENTITY[char]
 
     def finish(self) -> list[str]:
+        for number, offset in self.open:  # never closed: the renderer would scan to the end
+            self.lines[number][offset] = _ENTITY["["]
         return ["".join(chars) for chars in self.lines]
 
 
@@ -125,24 +157,40 @@ def _without_reference(line: str, following: str) -> str:
     return "".join(out) + line[last:]
 
 
-def _headings(lines: list[str], group: list[int]) -> set[int]:
-    """The lines of a paragraph that are heading text."""
-    titled = set()
+def _as_code(lines: list[str]) -> str:
+    """Lines shown verbatim, in a fence that no line of theirs can close."""
+    longest = max((len(run) for line in lines for run in _BACKTICKS.findall(line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return "\n".join(["", fence, *lines, fence, ""])
+
+
+def _headings(lines: list[str], group: list[int], seen: int) -> tuple[set[int], set[int]]:
+    """The lines of a paragraph that are heading text, and the heading lines beyond
+    ``MAX_HEADINGS`` (``seen`` headings came before it)."""
+    titled, beyond = set(), set()
     for index in group:
         if is_heading(lines, index):
+            seen += 1
+            if seen > MAX_HEADINGS:
+                beyond.add(index)
             rest = lines[index][len(container_prefix(lines[index])) :]
             if rest.startswith("#"):
                 titled.add(index)
             else:  # a setext underline: the paragraph's lines above it are the heading
                 titled.update(i for i in group if i < index)
-    return titled
+    return titled, beyond
 
 
-def _bounded(line: str, heading: bool) -> str:
+def _bounded(line: str, heading: bool, beyond: bool) -> str:
     prefix = container_prefix(line)
     rest = line[len(prefix) :]
+    if nesting(line) > MAX_NESTING:  # deeper nesting makes the renderer recurse
+        prefix = prefix.expandtabs(4)[:MAX_NESTING]
     if heading:
         rest = heading_chars(rest)
+    if beyond and rest[:1] in "#=-":  # blank lines keep it from joining a paragraph
+        rest = _ENTITY[rest[0]] + rest[1:] + "\n"
+        prefix = "\n" + prefix
     if fence_open(rest):  # a fence that never closes here could close another text's
         start = len(rest) - len(rest.lstrip(" "))
         rest = rest[:start] + _ENTITY[rest[start]] + rest[start + 1 :]
@@ -152,13 +200,20 @@ def _bounded(line: str, heading: bool) -> str:
 def escape_markdown(text: str, *, images: bool = False) -> str:
     """Memory text made safe to hand to the renderer (see the module docstring)."""
     lines = split_lines(normalize_newlines(text))  # as the renderer splits it
-    prose = [index for index, outside in outside_closed_fences(lines) if outside]
+    prose = [index for index, outside in outside_closed_fences(lines, MAX_FENCES) if outside]
     out = list(lines)
+    headings = 0
     for group in paragraphs(lines, prose):
-        titled = _headings(lines, group)
+        if paragraph_size(lines, group) > MAX_PARAGRAPH:
+            out[group[0]] = _as_code([lines[index] for index in group])
+            for index in group[1:]:
+                out[index] = None  # type: ignore[call-overload]
+            continue
+        titled, beyond = _headings(lines, group, headings)
+        headings += sum(1 for index in group if is_heading(lines, index))
         paragraph = _Paragraph(images)
         for index in group:
-            line = _bounded(lines[index], index in titled)
+            line = _bounded(lines[index], index in titled, index in beyond)
             paragraph.add(line, lines[index + 1] if index + 1 < len(lines) else "")
         for index, escaped in zip(group, paragraph.finish(), strict=True):
             out[index] = escaped
@@ -166,7 +221,7 @@ def escape_markdown(text: str, *, images: bool = False) -> str:
         # a code fence on the first line: a template may put the text after a label
         # ("**Why:** ..."), where no fence opens and its code would be read as prose
         out.insert(0, "")
-    return "\n".join(out)
+    return "\n".join(line for line in out if line is not None)
 
 
 def escape_inline(text: str, *, images: bool = False) -> str:

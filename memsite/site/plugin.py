@@ -1,11 +1,13 @@
 """The ``memsite`` MkDocs plugin: a thin adapter that hands the pages of ``pages`` to MkDocs.
 
-Every event is a line or two; the work happens in plain code (``pages``, ``safety``).
+Every event is a line or two; the work happens in plain code (``pages``, ``safety``,
+``fallback``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from ..errors import MemsiteError
+from . import fallback
 from .escaping import title_text
 from .pages import Site, build_site
 from .render import Renderer
@@ -115,9 +118,12 @@ class MemsitePlugin(BasePlugin[MemsiteConfig]):
             )
 
     def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Files) -> str:
-        if page.file.src_uri in self.generated and "title" in page.meta:
-            # Material writes a page's meta title unescaped
-            page.meta["title"] = title_text(str(page.meta["title"]))
+        if page.file.src_uri in self.generated:
+            if "title" in page.meta:  # Material writes a page's meta title unescaped
+                page.meta["title"] = title_text(str(page.meta["title"]))
+            # MkDocs has no event around rendering: a page that fails is rendered again with
+            # an error block in place of each failing entry, rather than stopping the build
+            page.render = functools.partial(fallback.render_or_isolate, page.render, page)
         return markdown
 
     def on_page_content(self, html_text: str, page: Any, config: Any, files: Files) -> str:

@@ -52,6 +52,7 @@ def check_tree(root: Path) -> list[Problem]:
                 Problem(entry.path, entry.line, "learning has no Category field", "warning")
             )
     problems += _lost_id_lines(entries, read.texts)
+    problems += _beyond_site_limits(entries)
     for rel in read.texts:
         kind = rel.split("/")
         if kind[0] == "warm" and rel.endswith(".md"):
@@ -127,6 +128,24 @@ def _own_activity(entry: Entry) -> str | None:
     if entry.title in ("session end", "session archived") and entry.details.get("session_id"):
         return f"{entry.title} {entry.details['session_id']}"
     return None
+
+
+def _beyond_site_limits(entries: list[Entry]) -> list[Problem]:
+    """Entries the site can only show simplified (issue 15.10): ``markup.limit_problems`` is
+    what the site itself applies, so check and build agree."""
+    problems = []
+    for entry in entries:
+        texts = [("title", entry.title), ("body", entry.body), ("result", entry.result or "")]
+        texts += [*entry.fields.items(), *entry.details.items()]
+        found = [
+            f"its {name}: {problem}"
+            for name, text in texts
+            for problem in (markup.limit_problems(text) if text else [])
+        ]
+        if found:
+            what = f"entry {entry.id!r}: " + "; ".join(found)
+            problems.append(Problem(entry.path, entry.line, what, "warning"))
+    return problems
 
 
 def audit_since(root: Path, ref: str) -> list[Problem]:

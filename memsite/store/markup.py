@@ -264,3 +264,81 @@ def outside_spans(line: str) -> list[tuple[int, int]]:
         last = end
     gaps.append((last, len(line)))
     return gaps
+
+
+# -- what the site's markdown renderer is given at most (issue 15.10) --------------------------
+# Python-Markdown recurses once per level of nesting (a RecursionError near 250 list levels)
+# and is quadratic in the size of one paragraph (50,000 "[" then 50,000 "]": minutes). Memory
+# is never trusted, so the site bounds what reaches the renderer, and ``memsite check`` warns
+# about the texts it had to bound, naming the entry: both read a text with the functions
+# below, so they always agree.
+MAX_NESTING = 48  # columns of indentation and list/quote markers before a line's text
+MAX_PARAGRAPH = 8_192  # characters in one paragraph; a longer one is shown as plain text
+MAX_EMPHASIS = 256  # "*" and "_" that can open or close emphasis, in one paragraph
+MAX_HEADINGS = 200  # headings in one text; later ones are shown as text
+MAX_FENCES = 200  # fenced code blocks in one text; later fences are shown as text
+
+# "*" anywhere, "_" unless inside a word (Python-Markdown never reads that one as emphasis)
+_EMPHASIS = re.compile(r"\*|(?<!\w)_|_(?!\w)")
+
+
+def nesting(line: str) -> int:
+    """How many columns of nesting a line opens with (tabs count four)."""
+    return len(container_prefix(line).expandtabs(4))
+
+
+def emphasis_marks(line: str) -> list[int]:
+    """Offsets of the ``*`` and ``_`` after the container prefix and outside code that can
+    open or close emphasis."""
+    text = len(container_prefix(line))
+    return [
+        found.start()
+        for start, end in outside_spans(line)
+        for found in _EMPHASIS.finditer(line, max(start, text), max(end, text))
+    ]
+
+
+def paragraph_size(lines: list[str], group: list[int]) -> int:
+    return sum(len(lines[index]) + 1 for index in group) - 1
+
+
+def limit_problems(text: str) -> list[str]:
+    """What in ``text`` is beyond the site's bounds (one line each, the first of a kind)."""
+    lines = split_lines(normalize_newlines(text))  # as the site reads it
+    fences = len(closed_fences(lines))
+    prose = [index for index, outside in outside_closed_fences(lines, MAX_FENCES) if outside]
+    found: dict[str, str] = {}
+    if fences > MAX_FENCES:
+        found["fences"] = (
+            f"{fences:,} code blocks (the site shows those beyond {MAX_FENCES} as text)"
+        )
+    headings = 0
+    for group in paragraphs(lines, prose):
+        size = paragraph_size(lines, group)
+        if size > MAX_PARAGRAPH:
+            found.setdefault(
+                "paragraph",
+                f"a paragraph of {size:,} characters at line {group[0] + 1} (the site shows "
+                f"paragraphs over {MAX_PARAGRAPH:,} characters as plain text)",
+            )
+            continue
+        deep = next((i for i in group if nesting(lines[i]) > MAX_NESTING), None)
+        if deep is not None:
+            found.setdefault(
+                "nesting",
+                f"line {deep + 1} nests {nesting(lines[deep]):,} columns deep (the site "
+                f"flattens nesting beyond {MAX_NESTING})",
+            )
+        headings += sum(1 for index in group if is_heading(lines, index))
+        marks = sum(len(emphasis_marks(lines[index])) for index in group)
+        if marks > MAX_EMPHASIS:
+            found.setdefault(
+                "emphasis",
+                f"{marks:,} emphasis marks in the paragraph at line {group[0] + 1} (the site "
+                f"shows those beyond {MAX_EMPHASIS} as plain * and _)",
+            )
+    if headings > MAX_HEADINGS:
+        found["headings"] = (
+            f"{headings:,} headings (the site shows those beyond {MAX_HEADINGS} as text)"
+        )
+    return list(found.values())
