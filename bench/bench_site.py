@@ -1,6 +1,8 @@
 """Site build speed: memsite's site of a generated year vs a plain MkDocs + Material build.
 
     python bench/bench_site.py [OUT] [--entries 20000]
+    python bench/bench_site.py [OUT] --notes 1000
+
 
 Generates the tree with bench/corpus.py (once), then times, each in a fresh process:
   memsite            `memsite build --strict` (the built-in config: Material, search, offline)
@@ -9,6 +11,10 @@ Generates the tree with bench/corpus.py (once), then times, each in a fresh proc
   plain              `mkdocs build` of the tree's own markdown files with the same theme,
                      plugins (search, offline) and markdown extensions, no memsite plugin
 and prints the times, their ratio to plain, the page counts and the search index sizes.
+
+With ``--notes N`` it builds a tree of N hand-written notes (20 folders, ~1 KB each) instead,
+once with every note in the nav (as before issue 15.11) and once with the plugin's default
+``notes_in_nav``, and prints each build's time, peak memory and the size of its pages.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -58,12 +65,74 @@ def plain_project(tree: Path, folder: Path) -> None:
     (folder / "mkdocs.yml").write_text(yaml.safe_dump(config), "utf-8")
 
 
+def run_measured(command: list[str], cwd: Path) -> tuple[float, float]:
+    """Seconds and peak resident memory (MB) of one command in a fresh process."""
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as log:
+        child = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=log)
+        _, status, usage = os.wait4(child.pid, 0)
+        if os.waitstatus_to_exitcode(status):
+            log.seek(0)
+            sys.exit(log.read().decode(errors="replace"))
+    return time.perf_counter() - start, usage.ru_maxrss / 1024
+
+
+def notes_case(out: Path, count: int) -> None:
+    """``count`` notes, built with every note in the nav and with the default bound."""
+    import yaml
+
+    from memsite.site.indexes import NOTES_IN_NAV
+    from memsite.store.tree import init_tree
+
+    tree = out / f"notes-{count}" / "memory"
+    if not tree.exists():
+        init_tree(tree)
+        words = ["session", "token", "rotation", "cookie", "policy", "rollout", "alarm", "backfill"]
+        for number in range(count):
+            folder = tree / "notes" / f"area-{number % 20:02}"
+            folder.mkdir(parents=True, exist_ok=True)
+            text = " ".join(words[(number + i) % len(words)] for i in range(120))
+            (folder / f"note-{number:05}.md").write_text(
+                f"# Note {number}\n\nDate: 2026-{number % 12 + 1:02}-{number % 28 + 1:02}\n\n"
+                f"## Context\n\n{text}\n\n## Steps\n\n- check\n- fix\n",
+                "utf-8",
+            )
+    work = tree.parent
+    print(f"tree: {count} notes in 20 folders")
+    for label, in_nav in (("every note in the nav", count), ("notes_in_nav default", None)):
+        options: dict[str, object] = {"root": str(tree), "related": False}
+        if in_nav is not None:
+            options["notes_in_nav"] = in_nav
+        config = {
+            "site_name": "notes",
+            "theme": {"name": "material", "font": False},
+            "plugins": ["search", "offline", {"memsite": options}],
+            "docs_dir": "docs",
+            "site_dir": "site",
+        }
+        (work / "docs").mkdir(exist_ok=True)
+        (work / "mkdocs.yml").write_text(yaml.safe_dump(config), "utf-8")
+        seconds, memory = run_measured([str(BIN / "mkdocs"), "build", "--strict"], work)
+        pages = [path for path in (work / "site").rglob("*.html")]
+        size = sum(path.stat().st_size for path in pages) / 1e6
+        shown = in_nav if in_nav is not None else NOTES_IN_NAV
+        print(
+            f"{label:24s} ({shown:>5} in nav) {seconds:6.1f} s  peak {memory:4.0f} MB  "
+            f"{len(pages)} pages, {size:5.0f} MB of HTML"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", nargs="?", default=str(HERE / "out" / "site"))
     parser.add_argument("--entries", type=int, default=20000)
+    parser.add_argument("--notes", type=int, default=0, help="time a tree of this many notes")
     args = parser.parse_args()
     out = Path(args.out).resolve()
+    if args.notes:
+        notes_case(out, args.notes)
+        return
     tree = out / "memory"
     if not tree.exists():
         out.mkdir(parents=True, exist_ok=True)

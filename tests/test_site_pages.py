@@ -151,7 +151,8 @@ def test_day_pages_are_out_of_the_nav_and_linked_from_the_activity_index(tree):
 def test_notes_and_persona_are_pages_in_the_nav(tree):
     root, _ = tree
     site = build_site(root, NOW, related=False)
-    assert {"Notes": [{"Runbook: auth incidents": "notes/notes/runbook.md"}]} in site.nav
+    notes = [{"All notes": "notes.md"}, {"Runbook: auth incidents": "notes/notes/runbook.md"}]
+    assert {"Notes": notes} in site.nav
     assert {"Persona": "persona.md"} in site.nav
     assert "## Tokens rejected" in site.page("notes/notes/runbook.md").markdown
     assert "Terse and careful." in site.page("persona.md").markdown

@@ -345,6 +345,31 @@ def test_a_page_that_still_fails_shows_an_error_block_naming_the_entry(tmp_path,
     assert "RecursionError" in timeline
 
 
+# -- 15.11: the nav stays bounded however many notes there are -------------------------------
+
+
+def test_notes_beyond_the_nav_limit_are_reached_from_the_notes_page(tmp_path, monkeypatch):
+    root = tmp_path / "memory"
+    init_tree(root)
+    for number in range(12):
+        folder = root / ("notes" if number % 2 else "runbooks")
+        folder.mkdir(exist_ok=True)
+        (folder / f"n{number:02}.md").write_text(
+            f"# Note {number:02}\n\nDate: 2026-05-{number + 1:02}\n"
+        )
+    config = (
+        "site_name: M\nuse_directory_urls: false\ntheme:\n  name: material\n  font: false\n"
+        f"plugins:\n  - search\n  - memsite:\n      root: {root}\n      notes_in_nav: 5\n"
+    )
+    site = build(root, tmp_path / "site", monkeypatch, config)
+    home = (site / "index.html").read_text("utf-8")  # the home page links no note itself
+    in_nav = set(re.findall(r'href="(notes/[^"#]+\.html)"', home))
+    assert 0 < len(in_nav) <= 5
+    index = (site / "notes.html").read_text("utf-8")
+    listed = set(re.findall(r'href="(notes/[^"#]+\.html)"', index.split("<article", 1)[1]))
+    assert len(listed) == 12 and all((site / uri).is_file() for uri in listed)
+
+
 # -- the browser: Chromium over HTTP (and file://) ---------------------------------------------
 
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..store.format import classify, front_matter
-from ..store.markup import heading_level, outside_fences, slugify, split_lines
+from ..store.format import classify
+from ..store.markup import slugify
 from ..store.model import Entry
-from . import charts
+from . import charts, indexes
 from .escaping import title_text
 from .material import (
     Link,
@@ -28,7 +28,6 @@ from .material import (
     category_of,
     category_uri,
     day_uri,
-    note_uri,
     read_material,
     tag_uri,
 )
@@ -123,11 +122,13 @@ def build_site(
     exclude: Iterable[str] = (),
     related: bool | Lookup = True,
     latest: int = 5,
+    notes_in_nav: int = indexes.NOTES_IN_NAV,
 ) -> Site:
     """Build every page of the site for the tree at ``root`` as it is at ``now``.
 
     ``related=True`` lists related entries from the search index; a callable
     ``(entry_id, limit) -> hits`` stands in for the index; ``False`` leaves them out.
+    ``notes_in_nav``: how many notes (the newest) the nav lists; all are on the notes page.
     """
     tree = read_material(Path(root), tuple(exclude), related)
     builder = _Builder(tree, renderer or Renderer(), now)
@@ -158,9 +159,9 @@ def build_site(
         {"Activity": "activity/index.md"},
     ]
     if notes:
-        nav.append({"Notes": [_note(builder, note) for note in notes]})
+        nav.append({"Notes": indexes.notes(builder, notes, notes_in_nav)})
     if tree.persona is not None:
-        builder.add("persona.md", "persona.md.j2", body=_page_body(tree.persona, "Persona"))
+        builder.add("persona.md", "persona.md.j2", body=indexes.page_body(tree.persona, "Persona"))
         nav.append({"Persona": "persona.md"})
     return Site(builder.pages, nav, sorted(tree.sizes))
 
@@ -333,25 +334,3 @@ def _activity(
             older=days[position + 1] if position + 1 < len(days) else None,
         )
     return days
-
-
-def _page_body(text: str, fallback_title: str) -> dict[str, str]:
-    """A hand-written file as a page: front matter dropped, a title added if it has none."""
-    lines = split_lines(text.removeprefix("\ufeff").replace("\r\n", "\n"))
-    meta, after = front_matter(lines)
-    lines = lines[after:]
-    has_title = any(
-        outside and heading_level(lines[index]) == 1 for index, outside in outside_fences(lines)
-    )
-    return {
-        "title": "" if has_title else meta.get("title") or fallback_title,
-        "text": "\n".join(lines).strip("\n"),
-    }
-
-
-def _note(builder: _Builder, note: Entry) -> dict[str, str]:
-    uri = note_uri(note.path)
-    builder.add(
-        uri, "note.md.j2", title=note.title, note=note, body=_page_body(note.body, note.title)
-    )
-    return {title_text(note.title): uri}

@@ -21,6 +21,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from ..errors import MemsiteError
 from . import fallback
 from .escaping import title_text
+from .indexes import NOTES_IN_NAV
 from .pages import Site, build_site
 from .render import Renderer
 from .safety import content_policy, find_leaks, plain_title, sanitize, with_policy
@@ -40,6 +41,7 @@ class MemsiteConfig(Config):
     related = c.Type(bool, default=True)
     allow_secrets = c.Type(bool, default=False)
     remote_images = c.Type(bool, default=False)
+    notes_in_nav = c.Type(int, default=NOTES_IN_NAV)
 
 
 class MemsitePlugin(BasePlugin[MemsiteConfig]):
@@ -84,6 +86,7 @@ class MemsitePlugin(BasePlugin[MemsiteConfig]):
                 renderer=self.renderer,
                 exclude=self.config.exclude,
                 related=self.config.related,
+                notes_in_nav=self.config.notes_in_nav,
             )
         except MemsiteError as err:
             raise PluginError(f"memsite: {err}") from None
