@@ -370,6 +370,47 @@ def test_notes_beyond_the_nav_limit_are_reached_from_the_notes_page(tmp_path, mo
     assert len(listed) == 12 and all((site / uri).is_file() for uri in listed)
 
 
+# -- 15.12: no generated page replaces another -------------------------------------------------
+
+
+def test_a_tag_or_category_named_index_never_replaces_an_index_page(tmp_path, monkeypatch):
+    root = tmp_path / "memory"
+    init_tree(root)
+    memory = Memory(root, author="", clock=lambda: NOW)
+    memory.decide("Tagged index", why="w", tags=["Index", "other"], at=AT)
+    memory.learn("Filed under INDEX", category="INDEX", at=AT)
+    memory.learn("Filed elsewhere", category="elsewhere", at=AT)
+    site = build(root, tmp_path / "site", monkeypatch)
+    tags = (site / "tags" / "index.html").read_text("utf-8")
+    assert "<h1" in tags and ">Tags<" in tags and "tags/other" not in tags
+    assert 'href="other.html"' in tags
+    learnings = (site / "learnings" / "index.html").read_text("utf-8")
+    assert "2 learnings in 2 categories" in learnings
+    pages = [p.read_text("utf-8") for p in site.rglob("*.html")]
+    assert sum("Tag: Index" in page for page in pages) == 1
+    assert sum('id="2026-06-08-filed-under-index"' in page for page in pages) == 1
+
+
+def test_tags_and_categories_that_fold_together_lose_nothing(tmp_path, monkeypatch):
+    from memsite.site.pages import build_site
+
+    root = tmp_path / "memory"
+    init_tree(root)
+    memory = Memory(root, author="", clock=lambda: NOW)
+    upper = memory.decide("Upper", why="w", tags=["API"], at=AT)
+    lower = memory.decide("Lower", why="w", tags=["api"], at=AT)
+    first = memory.learn("First", category="Testing", at=AT)
+    second = memory.learn("Second", category="testing", at=AT)
+    uris = [page.uri for page in build_site(root, NOW, related=False).pages]
+    assert len(uris) == len(set(uris))
+    site = build(root, tmp_path / "site", monkeypatch)
+    pages = {p.relative_to(site).as_posix(): p.read_text("utf-8") for p in site.rglob("*.html")}
+    tag = [text for uri, text in pages.items() if uri.startswith("tags/") and upper in text]
+    assert len(tag) == 1 and lower in tag[0] and "API" in tag[0] and "api" in tag[0]
+    category = [text for uri, text in pages.items() if f'id="{first}"' in text]
+    assert len(category) == 1 and f'id="{second}"' in category[0]
+
+
 # -- the browser: Chromium over HTTP (and file://) ---------------------------------------------
 
 

@@ -50,12 +50,23 @@ def note_uri(path: str) -> str:
     return "notes/" + PurePosixPath(path).with_suffix(".md").as_posix()
 
 
+# Page names the site's own index pages hold in the folders where names from memory go.
+RESERVED = {"index"}
+
+
+def page_slug(name: str) -> str:
+    """The page name of a tag or category: its slug, and a reserved one with an ``_`` that
+    no slug holds, so no name from memory can replace an index page (issue 15.12)."""
+    slug = slugify(name)
+    return slug + "_" if slug in RESERVED else slug
+
+
 def tag_uri(tag: str) -> str:
-    return f"tags/{slugify(tag)}.md"
+    return f"tags/{page_slug(tag)}.md"
 
 
 def category_uri(category: str) -> str:
-    return f"learnings/{slugify(category)}.md"
+    return f"learnings/{page_slug(category)}.md"
 
 
 def day_uri(day: dt.date) -> str:

@@ -16,17 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import MemsiteError
 from ..store.format import classify
-from ..store.markup import slugify
 from ..store.model import Entry
 from . import charts, indexes
-from .escaping import title_text
 from .material import (
     Link,
     Lookup,
     Material,
-    category_of,
-    category_uri,
     day_uri,
     read_material,
     tag_uri,
@@ -65,6 +62,7 @@ class _Builder:
         self.renderer = renderer
         self.now = now
         self.pages: list[Page] = []
+        self.uris: set[str] = set()
 
     def add(self, uri: str, template: str, in_nav: bool = True, **values: Any) -> Page:
         def href(target: str | Link, anchor: str = "") -> str:
@@ -86,6 +84,9 @@ class _Builder:
             **values,
         )
         title = values.get("title") or _first_heading(markdown) or uri
+        if uri in self.uris:  # a page never replaces another (issue 15.12)
+            raise MemsiteError(f"two generated pages at {uri}; please report this as a bug")
+        self.uris.add(uri)
         page = Page(uri, title, markdown, in_nav)
         self.pages.append(page)
         return page
@@ -145,12 +146,12 @@ def build_site(
         "decisions/index.md",
         "timeline.md.j2",
         title="Decision timeline",
-        months=_by_month(decisions),
+        months=indexes.by_month(decisions),
         count=len(decisions),
         current=sum(1 for e in decisions if e.id not in tree.superseded_by),
     )
-    _tags(builder, decisions, learnings)
-    categories = _learnings(builder, learnings)
+    indexes.tags(builder, decisions, learnings)
+    categories = indexes.learnings(builder, learnings)
     _activity(builder, activities, decisions, learnings)
     nav: list[Any] = [
         {"Home": "index.md"},
@@ -164,13 +165,6 @@ def build_site(
         builder.add("persona.md", "persona.md.j2", body=indexes.page_body(tree.persona, "Persona"))
         nav.append({"Persona": "persona.md"})
     return Site(builder.pages, nav, sorted(tree.sizes))
-
-
-def _by_month(entries: list[Entry]) -> list[tuple[str, list[Entry]]]:
-    return [
-        (f"{month:%B %Y}", list(group))
-        for month, group in itertools.groupby(entries, key=lambda e: e.date.replace(day=1))
-    ]
 
 
 def _sessions(activities: list[Entry], also: tuple[str, ...] = ()) -> list[Entry]:
@@ -241,58 +235,6 @@ def _day(stamp: str) -> dt.date | None:
         return dt.date.fromisoformat(stamp[:10])
     except ValueError:
         return None
-
-
-def _tags(builder: _Builder, decisions: list[Entry], learnings: list[Entry]) -> list[str]:
-    tagged: dict[str, list[Entry]] = defaultdict(list)
-    for entry in [*decisions, *learnings]:
-        for tag in entry.tags:
-            tagged[slugify(tag)].append(entry)
-    names = {slugify(tag): tag for entry in [*decisions, *learnings] for tag in entry.tags}
-    ordered = sorted(tagged, key=lambda slug: (-len(tagged[slug]), slug))
-    builder.add(
-        "tags/index.md",
-        "tags.md.j2",
-        title="Tags",
-        tags=[(names[slug], f"tags/{slug}.md", len(tagged[slug])) for slug in ordered],
-    )
-    for slug in ordered:
-        builder.add(
-            f"tags/{slug}.md",
-            "tag.md.j2",
-            in_nav=False,
-            title=f"Tag: {names[slug]}",
-            tag=names[slug],
-            entries=tagged[slug],
-        )
-    return ordered
-
-
-def _learnings(builder: _Builder, learnings: list[Entry]) -> list[dict[str, str]]:
-    grouped: dict[str, list[Entry]] = defaultdict(list)
-    for entry in learnings:
-        grouped[category_of(entry)].append(entry)
-    ordered = sorted(grouped, key=lambda name: (-len(grouped[name]), name.casefold()))
-    builder.add(
-        "learnings/index.md",
-        "learnings.md.j2",
-        title="Learnings",
-        categories=[(name, category_uri(name), len(grouped[name])) for name in ordered],
-        recent=learnings[:10],
-        count=len(learnings),
-    )
-    nav = []
-    for name in ordered:
-        uri = category_uri(name)
-        builder.add(
-            uri,
-            "category.md.j2",
-            title=name[:1].upper() + name[1:],
-            category=name,
-            months=_by_month(grouped[name]),
-        )
-        nav.append({title_text(name[:1].upper() + name[1:]): uri})
-    return nav
 
 
 def _activity(
