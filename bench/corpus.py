@@ -1,6 +1,7 @@
 """Generate a realistic memory tree, and labelled questions about it, for benchmarks.
 
     python bench/corpus.py OUT_DIR --entries 20000 [--days 365] [--seed 1] [--queries FILE]
+        [--common-words]
 
 The default is about a year of one busy agent on a software team: 500 decisions (some
 superseding earlier ones), 500 learnings, their warm-log pointers, ~50 activities a day,
@@ -24,6 +25,8 @@ import random
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import common_words
 
 from memsite.store.format import DECISIONS, LEARNINGS, next_free_id
 from memsite.store.format import render_entry as _render
@@ -1106,11 +1109,16 @@ Short, concrete, no hype. Numbers over adjectives.
 """
 
 
-def build(out: Path, entries: int, days: int, seed: int) -> list[dict[str, object]]:
-    """Write the tree into ``out`` (absent or empty); return the labelled questions."""
+def build(
+    out: Path, entries: int, days: int, seed: int, everyday: bool = False
+) -> list[dict[str, object]]:
+    """Write the tree into ``out`` (absent or empty); return the labelled questions. With
+    ``everyday``, most activities also get prose full of everyday words (bench/common_words.py)."""
     if out.exists() and any(out.iterdir()):
         raise SystemExit(f"{out}: not empty; give a new folder")
     rng = random.Random(seed)
+    # its own stream: the tree holds the same entries with and without the everyday prose
+    common = random.Random(seed + 1_000_003) if everyday else None
     calendar = [END - dt.timedelta(days=days - 1 - n) for n in range(days)]
     n_decisions = max(1, round(entries * 0.025))
     n_learnings = max(1, round(entries * 0.025))
@@ -1185,9 +1193,11 @@ def build(out: Path, entries: int, days: int, seed: int) -> list[dict[str, objec
                     (when, "progress", {"files": f"src/{_pkg(service)}/api.py"}, step, "", None)
                 )
             else:
-                action, details, result, body = _activity(
-                    rng, rng.choice(SERVICES)[0] if rng.random() < 0.3 else service
-                )
+                subject = rng.choice(SERVICES)[0] if rng.random() < 0.3 else service
+                action, details, result, body = _activity(rng, subject)
+                if common is not None:
+                    prose = common_words.prose(common, subject, [name for name, _ in SERVICES])
+                    body = "\n\n".join(part for part in (prose, body) if part)
                 per_day[day].append((when, action, details, result, body, author))
     for day, items in per_day.items():
         if not items:
@@ -1274,8 +1284,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--days", type=int, default=365, help="days of history (default 365)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--queries", type=Path, help="write labelled questions here (JSON lines)")
+    parser.add_argument(
+        "--common-words",
+        action="store_true",
+        help="spread everyday words (connection, timeout, cache, ...) over most activities",
+    )
     args = parser.parse_args(argv)
-    questions = build(args.out, args.entries, args.days, args.seed)
+    questions = build(args.out, args.entries, args.days, args.seed, args.common_words)
     if args.queries:
         args.queries.parent.mkdir(parents=True, exist_ok=True)
         with args.queries.open("w", encoding="utf-8") as handle:

@@ -35,7 +35,7 @@ def test_a_build_in_segments_finds_what_one_segment_finds(
         index.refresh(rebuild=True)
         assert len(index._ix._read_toc().segments) == 1  # type: ignore[union-attr]
         whole = answers(index)
-    monkeypatch.setattr(index_codec, "SEGMENT_DOCUMENTS", 40)
+    monkeypatch.setattr(index_codec, "SEGMENT_SHARE", 0.002)  # ~0.5 MB of postings
     with SearchIndex(sample, tmp_path / "cut") as index:
         index.refresh(rebuild=True)
         assert len(index._ix._read_toc().segments) > 3  # type: ignore[union-attr]

@@ -14,7 +14,7 @@ import json
 
 from whoosh.analysis import StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
-from whoosh.query import Term
+from whoosh.reading import TermNotFound
 
 from .chunks import Chunk
 
@@ -186,5 +186,18 @@ def attrs(chunk: Chunk) -> dict[str, object]:
 def record_documents(searcher, path: str, record: str) -> list[dict]:  # type: ignore[no-untyped-def]
     """Stored fields of every document of one record (one term lookup, not an And query)."""
     reader = searcher.reader()
-    found = (reader.stored_fields(n) for n in searcher.docs_for_query(Term("record", record)))
+    found = (reader.stored_fields(n) for n in term_documents(searcher, "record", record))
     return [fields for fields in found if fields["path"] == path]
+
+
+def term_documents(searcher, field: str, text: str) -> list[int]:  # type: ignore[no-untyped-def]
+    """The live documents holding one term, in order: ``docs_for_query(Term(field, text))``
+    with one lookup of the term per segment, not three (it builds a scorer first)."""
+    found: list[int] = []
+    for sub, offset in searcher.leaf_searchers():
+        try:
+            postings = sub.reader().postings(field, text)  # leaves deleted documents out
+        except TermNotFound:
+            continue
+        found += (offset + number for number in postings.all_ids())
+    return found

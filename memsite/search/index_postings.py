@@ -1,15 +1,16 @@
 """Posting lists read a block at a time: the exact BM25F scores of an ``Or`` of terms, and the
 documents a filter allows, without walking Whoosh's matcher tree one document at a time.
 
-Why (issue 16, point 4): when the words of a question are everyday words, each of them is
-in thousands of chunks, and Whoosh's collector visits every matching document through a
-tree of union matchers (``id``, ``next``, ``score`` and a field-length lookup per document
-and per tree level). Its block-quality skipping cannot help: the top documents hold several
-common words, so no block of a common word falls below the cut. Here each term's postings
-are read a whole block at a time (document numbers and weights as arrays, the field lengths
-of the segment as one byte string) and scored with BM25F's own formula and parameters:
-the same scores, to the last bits of a float sum, 4-6 times sooner
-(``docs/benchmarks.md``).
+Why (issue 16, point 4): when a question's words are everyday words, each is in thousands of
+chunks, and Whoosh's collector visits every matching document through its tree of union
+matchers (``id``, ``next``, ``score`` and a field-length read per document and per level).
+Its block-quality skipping cannot cut: the 70th best score is a sum over several common
+words, and every block of a common word holds a document that could reach it (where it does
+skip, as under a filter, it drops documents that belong in the answer). Here each term's
+postings are read a block at a time (document numbers and weights, the segment's field
+lengths as one byte string) and scored with BM25F's formula and Whoosh's parameters, in the
+same floating-point operations: the scores and order of Whoosh's exhaustive search, 5-6
+times sooner (``docs/search.md``, ``docs/benchmarks.md``).
 
 This reads Whoosh's segment format (``whoosh.codec.whoosh3``), which the pinned
 whoosh-reloaded 2.7.5 will not change; an index in any other form raises
@@ -25,8 +26,8 @@ from itertools import accumulate, repeat
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3LeafMatcher, W3PerDocReader, _lenfield
 from whoosh.matching import ListMatcher
 from whoosh.matching.wrappers import FilterMatcher
-from whoosh.reading import SegmentReader
-from whoosh.scoring import BM25F, BM25FScorer
+from whoosh.reading import SegmentReader, TermNotFound
+from whoosh.scoring import BM25F
 from whoosh.util.numeric import byte_to_length
 
 Weighted = tuple[str, str, float]  # field, word, boost: one Term of the query's Or
@@ -54,18 +55,21 @@ def best_documents(  # type: ignore[no-untyped-def]
         reader = _segment(sub.reader())
         admitted = _admitted(reader, offset, allowed)
         lengths: dict[str, bytes] = {}
+        # by the segment's own numbers, which index its field lengths (the first is at 0)
+        found = scores if not offset else {}
         for field, word, boost in terms:
-            if (field, word) not in reader:
+            try:
+                postings = reader.postings(field, word)
+            except TermNotFound:
                 continue
-            scorer = searcher.weighting.scorer(sub, field, word)
-            if type(scorer) is not BM25FScorer:
-                raise Unreadable(f"{field} is not scored by BM25F")
             if field not in lengths:
                 lengths[field] = _field_lengths(reader, field)
-            blocks = _only(_blocks(reader, field, word), admitted)
-            _add_scores(scores, scorer, boost, lengths[field], blocks, offset)
+            blocks = _only(_blocks(postings), admitted)
+            _add_scores(found, _bm25f(searcher, field, word), boost, lengths[field], blocks)
         for number in reader.deleted_docs_set:  # few: left out here, not tested per posting
-            scores.pop(number + offset, None)
+            found.pop(number, None)
+        if offset:
+            scores.update({number + offset: score for number, score in found.items()})
     return _top(scores, limit)
 
 
@@ -78,9 +82,11 @@ def documents_with(searcher, parts: Sequence[Iterable[tuple[str, bytes]]]) -> fr
         for sub, offset in searcher.leaf_searchers():
             reader = _segment(sub.reader())
             for field, word in terms:
-                if (field, word) not in reader:
+                try:
+                    postings = reader.postings(field, word)
+                except TermNotFound:
                     continue
-                for numbers, _ in _blocks(reader, field, word):
+                for numbers, _ in _blocks(postings):
                     having.update(n + offset for n in numbers)
             having.difference_update(n + offset for n in reader.deleted_docs_set)
         found = having if found is None else found & having
@@ -89,28 +95,38 @@ def documents_with(searcher, parts: Sequence[Iterable[tuple[str, bytes]]]) -> fr
     return frozenset(found or ())
 
 
-def _add_scores(  # type: ignore[no-untyped-def]
+def _bm25f(searcher, field: str, word: str) -> tuple[float, float, float, float]:  # type: ignore[no-untyped-def]
+    """``idf, avgfl, B, K1`` as ``BM25FScorer`` takes them: statistics of the whole index
+    (the top searcher's, its idf cached), without the scorer's own look-up of the term."""
+    weighting = searcher.weighting
+    if not searcher.schema[field].scorable:
+        raise Unreadable(f"{field} is not scored by BM25F")
+    idf = searcher.idf(field, word)
+    avgfl = searcher.avg_field_length(field) or 1
+    return idf, avgfl, weighting._field_B.get(field, weighting.B), weighting.K1
+
+
+def _add_scores(
     scores: dict[int, float],
-    scorer,
+    bm25f: tuple[float, float, float, float],
     boost: float,
     lengths: bytes,
     blocks: Iterator[tuple[Iterable[int], Iterable[float]]],
-    offset: int,
 ) -> None:
     """Add one term's BM25F score of every document it is in (``whoosh.scoring.bm25``, the
-    same operations in the same order, so the same floats)."""
-    idf, avgfl, b, k1 = scorer.idf, scorer.avgfl, scorer.B, scorer.K1
+    same operations in the same order, so the same floats; ``x * 1.0 == x``, so the boost of
+    a plain term changes nothing)."""
+    idf, avgfl, b, k1 = bm25f
     k1_plus_1 = k1 + 1
     norms = [k1 * ((1 - b) + b * length / avgfl) for length in _LENGTHS]
+    # most postings hold their word once: that score is read by length byte from a table
+    once = [idf * ((1.0 * k1_plus_1) / (1.0 + norm)) * boost for norm in norms]
     get = scores.get
-    # x * 1.0 == x exactly, so the boost of a plain term changes nothing
     for numbers, weights in blocks:
-        if offset:  # a later segment: its own numbers index its lengths
-            for number, tf in zip(numbers, weights, strict=False):  # weights may repeat
-                score = idf * ((tf * k1_plus_1) / (tf + norms[lengths[number]])) * boost
-                scores[number + offset] = get(number + offset, 0.0) + score
-        else:
-            for number, tf in zip(numbers, weights, strict=False):
+        for number, tf in zip(numbers, weights, strict=False):  # weights may repeat
+            if tf == 1.0:
+                scores[number] = get(number, 0.0) + once[lengths[number]]
+            else:
                 score = idf * ((tf * k1_plus_1) / (tf + norms[lengths[number]])) * boost
                 scores[number] = get(number, 0.0) + score
 
@@ -128,6 +144,7 @@ def _admitted(
 def _only(
     blocks: Iterator[tuple[Iterable[int], Iterable[float]]], admitted: set[int] | None
 ) -> Iterator[tuple[Iterable[int], Iterable[float]]]:
+    """The postings of ``admitted`` documents only (None: all)."""
     if admitted is None:
         yield from blocks
         return
@@ -168,11 +185,9 @@ def _field_lengths(reader: SegmentReader, field: str) -> bytes:
     return stored + bytes(count - len(stored))
 
 
-def _blocks(
-    reader: SegmentReader, field: str, word: str | bytes
-) -> Iterator[tuple[Iterable[int], Iterable[float]]]:  # type: ignore[no-untyped-def]
+def _blocks(postings) -> Iterator[tuple[Iterable[int], Iterable[float]]]:  # type: ignore[no-untyped-def]
     """(document numbers, weights) of one term, a block at a time, deleted ones included."""
-    matcher = reader.postings(field, word)
+    matcher = postings
     if type(matcher) is FilterMatcher:  # the reader hides deleted documents this way
         matcher = matcher.child
     if type(matcher) is ListMatcher:  # a short posting list, inlined in the term's entry

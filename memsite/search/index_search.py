@@ -24,7 +24,14 @@ from whoosh.query import (
 )
 
 from . import index_postings, semantic
-from .index_documents import ANALYZER, FIELDS, attrs, record_documents, stored_chunk
+from .index_documents import (
+    ANALYZER,
+    FIELDS,
+    attrs,
+    record_documents,
+    stored_chunk,
+    term_documents,
+)
 from .query import Filters
 from .query import Query as Parsed
 from .ranking import Hit, Signal, Span, assemble_spans, fuse_scores, span_hit
@@ -223,19 +230,29 @@ def _add_meaning(searcher, meaning, groups, sizes, filters: Filters) -> set[str]
     """
     reader = searcher.reader()
     seeds: set[str] = set()
+    # sections and records the words found already are not looked up again
+    known = {chunk_id: key for key, members in groups.items() for chunk_id in members}
     for path, uid in meaning.best_sections(SECTION_POOL):
-        for number in searcher.docs_for_query(Term("uid", uid)):
-            fields = reader.stored_fields(number)
-            chunk = stored_chunk(fields)
-            if fields["path"] != path or not filters.accepts(**attrs(chunk)):
+        if uid in known:
+            key = known[uid]
+            found = [(key, groups[key][uid], sizes[key])]
+        else:
+            found = []
+            for number in term_documents(searcher, "uid", uid):
+                fields = reader.stored_fields(number)
+                key = (fields["path"], fields["record"])
+                found.append((key, stored_chunk(fields), fields["meta"]["size"]))
+        for key, chunk, size in found:
+            if key[0] != path or not filters.accepts(**attrs(chunk)):
                 continue
-            key = (path, fields["record"])
-            sizes[key] = fields["meta"]["size"]
+            sizes[key] = size
             members = groups.setdefault(key, {})
             if not any(c in seeds for c in members):
                 seeds.add(chunk.id)
             members.setdefault(chunk.id, chunk)
     for path, record in meaning.best_records(RECORD_POOL):
+        if (path, record) in groups:
+            continue
         for fields in record_documents(searcher, path, record):
             if "section" in fields["roles"].split():
                 sizes[(path, record)] = fields["meta"]["size"]
