@@ -277,6 +277,9 @@ MAX_PARAGRAPH = 8_192  # characters in one paragraph; a longer one is shown as p
 MAX_EMPHASIS = 256  # "*" and "_" that can open or close emphasis, in one paragraph
 MAX_HEADINGS = 200  # headings in one text; later ones are shown as text
 MAX_FENCES = 200  # fenced code blocks in one text; later fences are shown as text
+# An entry body longer than this is folded into a <details> block on day pages and trimmed to
+# it in the site's search index (the markdown keeps it whole); issue 12, docs/site.md.
+LONG_BODY_CHARS = 4_000
 
 # "*" anywhere, "_" unless inside a word (Python-Markdown never reads that one as emphasis)
 _EMPHASIS = re.compile(r"\*|(?<!\w)_|_(?!\w)")
