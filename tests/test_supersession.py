@@ -172,3 +172,15 @@ def test_check_reports_a_learning_that_supersedes_a_decision(memory: Memory) -> 
         handle.write(f"\n## 2026-06-08 — L\n- **Category:** c\n- **Supersedes:** {decision}\n")
     messages = [p.message for p in check_tree(memory.root)]
     assert f"supersedes {decision!r}, which is not a learning id" in messages
+
+
+def test_a_long_lived_memory_recalls_the_successor_written_after_it_opened(
+    memory: Memory,
+) -> None:
+    # the MCP server keeps one Memory: its cached cold chunks must follow new decisions
+    old = memory.decide("Cache sessions in memcached", why="it was there", at="2026-06-01")
+    assert [h.id for h in memory.recall("memcached", budget=2_000, lexical=True).hits] == [old]
+    new = memory.decide("Keep sessions in Redis", why="restarts lost them", supersedes=old)
+    recalled = memory.recall("memcached", budget=2_000, lexical=True)
+    assert [h.id for h in recalled.hits][:2] == [new, old]
+    assert recalled.hits[0].status == "current"

@@ -101,13 +101,14 @@ class SearchFacade:
         if budget < 1:
             raise InvalidInput("budget must be 1 token or more")
         from .query import parse_query
-        from .supersession import with_successors
+        from .supersession import Chains, with_successors
 
         # an empty prompt recalls nothing, quietly: hooks pass every prompt (issue 13)
         blank = parse_query(prompt).blank
         hits = [] if blank else self.search(prompt, limit=limit, lexical=lexical)
         # a superseded decision never comes alone: the one that holds comes first
-        hits = with_successors(self.root, hits)
+        self._chains = self._chains or Chains(self.root)
+        hits = with_successors(self._chains, hits)
         return fit_recall(hits, budget, site_url(self.root))
 
     def prime(

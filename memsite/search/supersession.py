@@ -19,6 +19,7 @@ from ..store.format import DECISIONS, LEARNINGS
 from ..store.model import Entry
 
 if TYPE_CHECKING:
+    from .chunks import Chunk
     from .ranking import Hit
 
 # Entry kinds that can supersede one of their own kind.
@@ -96,13 +97,16 @@ def read_supersession(root: Path) -> Supersession:
 
 
 class Chains:
-    """The supersession chains of one tree, read again only when a cold file changed."""
+    """The supersession chains of one tree, and the chunks of its cold files, read again
+    only when a cold file changed (a long-lived ``Memory``, as the MCP server keeps, reads
+    them once per change, not once per recall)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self._read: tuple[list[tuple[int, int] | None], Supersession] | None = None
+        self._chunks: tuple[list[tuple[int, int] | None], dict[str, list[Chunk]]] | None = None
 
-    def current(self) -> Supersession:
+    def _stamp(self) -> list[tuple[int, int] | None]:
         stamp: list[tuple[int, int] | None] = []
         for rel in (DECISIONS, LEARNINGS):
             try:
@@ -110,9 +114,28 @@ class Chains:
                 stamp.append((info.st_mtime_ns, info.st_size))
             except OSError:
                 stamp.append(None)
+        return stamp
+
+    def current(self) -> Supersession:
+        stamp = self._stamp()
         if self._read is None or self._read[0] != stamp:
             self._read = (stamp, read_supersession(self.root))
         return self._read[1]
+
+    def chunks(self) -> dict[str, list[Chunk]]:
+        """The chunks of the decisions and learnings, by record id."""
+        from .chunks import chunk_file
+
+        stamp = self._stamp()
+        if self._chunks is None or self._chunks[0] != stamp:
+            by_record: dict[str, list[Chunk]] = {}
+            for rel in (DECISIONS, LEARNINGS):
+                text = tree.read_file(root=self.root, rel=rel)[1]
+                for chunk in chunk_file(rel, text) if text is not None else ():
+                    if chunk.record:
+                        by_record.setdefault(chunk.record, []).append(chunk)
+            self._chunks = (stamp, by_record)
+        return self._chunks[1]
 
 
 def settle(hits: Sequence[Hit], known: Supersession, limit: int, current: bool) -> list[Hit]:
@@ -154,35 +177,37 @@ def current_first_among_ties(hits: Sequence[Hit], tolerance: float) -> list[Hit]
     return out
 
 
-def with_successors(root: Path, hits: Sequence[Hit]) -> list[Hit]:
-    """``hits`` with the entry that now holds placed right before each superseded hit whose
-    successor is not among them already (issue 16: an agent acts on what it is given)."""
-    from .chunks import chunk_file
+def with_successors(chains: Chains, hits: Sequence[Hit]) -> list[Hit]:
+    """``hits`` with the entry that now holds placed right before each superseded hit: moved
+    up when it ranked lower, read from the cold files when it was not among them (issue 16:
+    an agent acts on what it is given, so it reads what holds first)."""
     from .ranking import Span, span_hit
 
-    wanted = {
-        hit.superseded_by.id
-        for hit in hits
-        if hit.superseded_by is not None
-        and all((other.record or other.id) != hit.superseded_by.id for other in hits)
-    }
+    def key(hit: Hit) -> str:
+        return hit.record or hit.id
+
+    wanted = {hit.superseded_by.id for hit in hits if hit.superseded_by is not None}
     if not wanted:
         return list(hits)
-    made: dict[str, Hit] = {}
-    for rel in (DECISIONS, LEARNINGS):
-        parsed, text = tree.read_file(root, rel)
-        if text is None:
-            continue
-        chunks = [c for c in chunk_file(rel, text) if c.record in wanted]
-        for record in {c.record for c in chunks}:
-            mine = tuple(
-                sorted((c for c in chunks if c.record == record), key=lambda c: c.position)
+    known = chains.chunks()
+    holders: dict[str, Hit] = {key(hit): hit for hit in hits if key(hit) in wanted}
+    for record in wanted - holders.keys() & wanted:
+        if record in known:
+            mine = tuple(sorted(known[record], key=lambda c: c.position))
+            holders[record] = dataclasses.replace(
+                span_hit(Span(mine, mine[0], 0.0)), status="current"
             )
-            made[record] = dataclasses.replace(span_hit(Span(mine, mine[0], 0.0)), status="current")
     out: list[Hit] = []
+    placed: set[str] = set()
     for hit in hits:
-        holder = made.pop(hit.superseded_by.id, None) if hit.superseded_by else None
+        if key(hit) in placed:
+            continue
+        successor = hit.superseded_by.id if hit.superseded_by else None
+        holder = holders.get(successor) if successor and successor not in placed else None
         if holder is not None:
-            out.append(dataclasses.replace(holder, score=hit.score))
+            score = max(holder.score, hit.score)
+            out.append(dataclasses.replace(holder, score=score))
+            placed.add(key(holder))
         out.append(hit)
+        placed.add(key(hit))
     return out
