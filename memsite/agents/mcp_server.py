@@ -59,6 +59,11 @@ Supersedes = Annotated[
     str | None, Field(description="The id of the earlier entry of the same kind this replaces.")
 ]
 Body = Annotated[str | None, Field(description="Longer markdown under the entry (optional).")]
+Paths = Annotated[
+    list[str] | None,
+    Field(description="Files, folders or globs it governs, relative to the repository root."),
+]
+Commit = Annotated[str | None, Field(description="The commit it is about (a ref or a hash).")]
 At = Annotated[
     str | None,
     Field(description="When it happened, ISO-8601 (default: now). Only to backfill history."),
@@ -247,11 +252,23 @@ class MemoryTools:
         tags: Tags = None,
         body: Body = None,
         at: At = None,
+        paths: Paths = None,
+        commit: Commit = None,
     ) -> out.Written:
         """Record a decision and why it was made (appended to cold/decisions.md)."""
         memory = self._signed(ctx)
         return self._written(
-            memory.decide(title, why, risk, supersedes, tags or (), body=body, at=at)
+            memory.decide(
+                title,
+                why,
+                risk,
+                supersedes,
+                tags or (),
+                body=body,
+                at=at,
+                paths=paths or (),
+                commit=commit,
+            )  # fmt: skip
         )
 
     @_one_call
@@ -265,11 +282,23 @@ class MemoryTools:
         tags: Tags = None,
         body: Body = None,
         at: At = None,
+        paths: Paths = None,
+        commit: Commit = None,
     ) -> out.Written:
         """Record a learning: a mistake and its correction, a fact worth keeping."""
         memory = self._signed(ctx)
         return self._written(
-            memory.learn(title, category, why, tags or (), supersedes=supersedes, body=body, at=at)
+            memory.learn(
+                title,
+                category,
+                why,
+                tags or (),
+                supersedes=supersedes,
+                body=body,
+                at=at,
+                paths=paths or (),
+                commit=commit,
+            )  # fmt: skip
         )
 
     @_one_call
@@ -283,10 +312,14 @@ class MemoryTools:
         result: Annotated[str | None, Field(description="How it turned out.")] = None,
         body: Body = None,
         at: At = None,
+        paths: Paths = None,
+        commit: Commit = None,
     ) -> out.Written:
         """Append an activity to today's log."""
         memory = self._signed(ctx)
-        return self._written(memory.log(action, details, result, body=body, at=at))
+        return self._written(
+            memory.log(action, details, result, body=body, at=at, paths=paths or (), commit=commit)
+        )
 
     @_one_call
     def session_end(

@@ -63,7 +63,7 @@ class Entry:
         """The code the entry governs (issue 14): files, folders and globs, relative to the
         repository root, as written in its ``Paths`` field."""
         raw = self.fields.get("paths", "")
-        return [p.strip().strip("`").strip() for p in raw.split(",") if p.strip("` \t")]
+        return [path.strip() for path in raw.split(",") if path.strip()]
 
     @property
     def commit(self) -> str | None:
