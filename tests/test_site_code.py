@@ -74,7 +74,9 @@ def test_a_path_holding_html_is_a_code_span(tree) -> None:
     assert timeline.count("<img") == timeline.count(f"`{HOSTILE_PATH}`")
 
 
-def test_the_code_page_lists_each_path_with_its_decisions_newest_first(tree) -> None:
+def test_the_code_page_lists_each_path_with_its_decisions_newest_first(
+    tree, tmp_path: Path
+) -> None:
     root, ids = tree
     site = build_site(root, NOW, related=False, repo_url=REPO_URL)
     assert {"Code": "code/index.md"} in site.nav
@@ -96,15 +98,13 @@ def test_the_code_page_lists_each_path_with_its_decisions_newest_first(tree) -> 
         f"MongoDB](../decisions/index.md#{ids['mongo']})"
     )
     assert store[1].endswith(f"· [`{HASH[:12]}`]({REPO_URL}/commit/{HASH})")
-
-
-def test_no_code_page_when_no_decision_names_a_path(tmp_path: Path) -> None:
-    root = tmp_path / "memory"
-    init_tree(root)
-    Memory(root, author="").decide("Plain", why="w", at="2026-03-01T10:00:00")
-    site = build_site(root, NOW, related=False)
-    assert all(page.uri != "code/index.md" for page in site.pages)
-    assert all("Code" not in item for item in site.nav if isinstance(item, dict))
+    # a tree whose decisions name no path has no Code page
+    bare = tmp_path / "bare" / "memory"
+    init_tree(bare)
+    Memory(bare, author="").decide("Plain", why="w", at="2026-03-01T10:00:00")
+    plain = build_site(bare, NOW, related=False)
+    assert all(page.uri != "code/index.md" for page in plain.pages)
+    assert all("Code" not in item for item in plain.nav if isinstance(item, dict))
 
 
 def test_a_day_page_shows_the_commits_of_its_entries(tree) -> None:

@@ -142,11 +142,21 @@ class SearchFacade:
 
     def before_edit(self, path: str, budget: int = 1500) -> Any:
         """``why`` for a file an agent is about to edit, when a current decision or learning
-        governs it and the live session was not given it yet (then noted there); else None."""
-        from ..store.hot import remember_recall
+        governs it and the live session was not given it yet (then noted there); else None.
+        Runs on every edit: the cheap checks come first, the search index is opened only for
+        a governed file."""
+        from ..store.hot import load, remember_recall
+        from .why import Governance, target
 
-        found = self.why(path, budget)
-        if not found.governed or not remember_recall(self.root, found.path):
+        tree.check_root(self.root)
+        context = load(self.root)
+        wanted = target(self.root, path)
+        if context is None or wanted in context.recalled:
+            return None
+        if not any(i.hit.status == "current" for i in Governance(self.root).items(wanted)):
+            return None
+        found = self.why(wanted, budget)
+        if not remember_recall(self.root, found.path):
             return None
         return found
 
