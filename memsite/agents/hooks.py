@@ -34,7 +34,14 @@ EDIT_TOOLS = {
     "MultiEdit": "file_path",
     "NotebookEdit": "notebook_path",
 }
-EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PreCompact", "PostCompact")
+EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PreCompact",
+    "PostCompact",
+    "SessionEnd",
+)
 
 
 @dataclass(frozen=True)
@@ -84,7 +91,7 @@ def answer(
 ) -> str:
     """What to print for one event (``""`` for nothing)."""
     name = event.get("hook_event_name")
-    if name not in (*EVENTS, "SessionEnd"):
+    if name not in EVENTS:
         return ""
     edited = _edited_file(event) if name == "PreToolUse" else None
     if name == "PreToolUse" and edited is None:

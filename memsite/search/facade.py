@@ -150,7 +150,10 @@ class SearchFacade:
 
         tree.check_root(self.root)
         context = load(self.root)
-        wanted = target(self.root, path)
+        try:
+            wanted = target(self.root, path)
+        except InvalidInput:
+            return None  # a file outside the repository: no entry can govern it
         if context is None or wanted in context.recalled:
             return None
         if not any(i.hit.status == "current" for i in Governance(self.root).items(wanted)):
