@@ -146,7 +146,7 @@ class SearchFacade:
         Runs on every edit: the cheap checks come first, the search index is opened only for
         a governed file."""
         from ..store.hot import load, remember_recall
-        from .why import Governance, target
+        from .why import Governance, may_govern, target
 
         tree.check_root(self.root)
         context = load(self.root)
@@ -154,7 +154,7 @@ class SearchFacade:
             wanted = target(self.root, path)
         except InvalidInput:
             return None  # a file outside the repository: no entry can govern it
-        if context is None or wanted in context.recalled:
+        if context is None or wanted in context.recalled or not may_govern(self.root, wanted):
             return None
         if not any(i.hit.status == "current" for i in Governance(self.root).items(wanted)):
             return None

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..store import code, tree
 from ..store.format import DECISIONS, LEARNINGS
+from ..store.markup import FIELD_SHAPE
 from ..store.model import Entry
 from .chunks import chunk_file
 from .ranking import Hit, Span, span_hit
@@ -94,6 +95,28 @@ def why(root: Path, path: str, budget: int, search: Search) -> Why:
         if (hit.record or hit.id) not in seen
     ]
     return fit(wanted, [*governing, *mentions[:MENTIONS]], budget, site_url(root))
+
+
+_PATHS_FIELD = re.compile(r"^" + FIELD_SHAPE + r"(?: (.*)|)$", re.MULTILINE)
+
+
+def may_govern(root: Path, wanted: str) -> bool:
+    """Whether any ``Paths`` line of the cold files could govern ``wanted``: a scan of the
+    text, without parsing entries, so that an edit of a file no entry names (the usual case,
+    on every edit) costs a read and a regular expression. A line that only looks like a field
+    (in a code block) errs towards True; ``Governance`` then decides."""
+    for rel in (DECISIONS, LEARNINGS):
+        try:
+            text = (root / rel).read_text("utf-8", errors="replace")
+        except OSError:
+            continue
+        for found in _PATHS_FIELD.finditer(text):
+            if found.group(1).strip().lower() != "paths":
+                continue
+            patterns = [p.strip() for p in (found.group(2) or "").split(",") if p.strip()]
+            if code.best_match(patterns, wanted) is not None:
+                return True
+    return False
 
 
 class Governance:
