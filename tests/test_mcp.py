@@ -26,7 +26,7 @@ from memsite import Memory  # noqa: E402
 from memsite.store.check import check_tree  # noqa: E402
 from memsite.store.tree import init_tree  # noqa: E402
 
-READING = {"prime", "recall", "search", "get", "related", "check"}
+READING = {"prime", "recall", "why", "search", "get", "related", "check"}
 WRITING = {
     "session_start",
     "progress",
@@ -272,6 +272,13 @@ def test_the_write_tools_take_the_paths_and_commit_an_entry_governs(project: Pat
             "decide", {"title": "Out", "why": "w", "paths": ["../elsewhere.py"]}
         )
         assert "outside the repository" in failed(refused)
+        found = await session.call_tool("why", {"path": "auth/tokens.py"})
+        items = found.structured_content["items"]
+        assert [(i["kind"], i["match"]) for i in items] == [
+            ("decision", "file"),
+            ("learning", "file"),
+            ("activity", "mentions"),
+        ]
 
     talk(project, scenario)
     entries = Memory(project / "memory").entries()

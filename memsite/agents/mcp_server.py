@@ -29,8 +29,8 @@ from . import mcp_results as out
 INSTRUCTIONS = """\
 This is the project's memory: decisions and why they were made, learnings, activity and the \
 live session, kept as markdown in the repository. Call prime once at the start of a session. \
-Before answering about earlier work, call recall with the user's message. Record what you \
-decide with decide, what you learned with learn, and what you did with log; keep the session \
+Before answering about earlier work, call recall with the user's message; before changing a \
+file, call why with its path. Record what you decide with decide (with the paths it governs), what you learned with learn, and what you did with log; keep the session \
 current with session_start, progress, pending_add, pending_done and session_end. Every piece \
 is dated and cited as path#anchor; get returns a whole entry. Entries are only ever appended."""
 
@@ -39,7 +39,7 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 APPENDS = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
 )
-READING = ("prime", "recall", "search", "get", "related", "check")
+READING = ("prime", "recall", "why", "search", "get", "related", "check")
 WRITING = (
     "session_start",
     "progress",
@@ -139,6 +139,18 @@ class MemoryTools:
         """What memory holds about a prompt, as one dated, cited markdown block within the
         budget (empty when nothing matches). Call it before answering about earlier work."""
         return self.memory.recall(prompt, budget=budget).to_dict()  # type: ignore[no-any-return]
+
+    @_one_call
+    def why(
+        self,
+        path: Annotated[
+            str, Field(description="A file or folder of the code, relative to the repository root.")
+        ],
+        budget: Budget = 1500,
+    ) -> out.Why:
+        """The decisions and learnings that govern a path of the code (current first, the most
+        specific first), then the entries that mention it. Call it before changing a file."""
+        return self.memory.why(path, budget=budget).to_dict()  # type: ignore[no-any-return]
 
     @_one_call
     def search(

@@ -16,7 +16,7 @@ from .options import Count
 @cli.command()
 @click.pass_context
 def mcp(ctx: click.Context) -> None:
-    """Serve this memory to an agent over MCP (stdio): prime, recall, search, get, related,
+    """Serve this memory to an agent over MCP (stdio): prime, recall, why, search, get, related,
     decide, learn, log, session and pending tools, check; persona, session and entries as
     resources. Needs the extra: pip install "memsite[mcp]"."""
     try:

@@ -3,7 +3,7 @@
 First the decisions and learnings whose ``Paths`` name the path, the current ones before the
 superseded ones, each group most specific first: the file itself, then the folders above it
 (the nearest first), then globs (the longest literal text first); newest first within one
-rank. Then the entries whose text mentions the path (found by search). Sized to a token budget
+rank, a decision before a learning of the same day. Then the entries whose text mentions the path (found by search). Sized to a token budget
 like ``recall``: the items are taken in that order while the block fits.
 """
 
@@ -146,6 +146,7 @@ class Governance:
                 known.status(pair[0].id, pair[0].kind) == "superseded",
                 pair[1].rank,
                 -pair[0].date.toordinal(),
+                pair[0].kind != "decision",  # on one day, a decision before a learning
                 -pair[0].line,
             )
         )

@@ -51,12 +51,12 @@ def check_tree(root: Path) -> list[Problem]:
             problems.append(
                 Problem(entry.path, entry.line, "learning has no Category field", "warning")
             )
-    for entry, path in code.missing_paths(root, entries):
+    for decision, gone in code.missing_paths(root, entries):
         problems.append(
             Problem(
-                entry.path,
-                entry.line,
-                f"path {path!r} of this decision no longer exists in the working tree; "
+                decision.path,
+                decision.line,
+                f"path {gone!r} of this decision no longer exists in the working tree; "
                 "the decision may need a successor (--supersedes)",
                 "warning",
             )
