@@ -11,7 +11,7 @@ from typing import Any
 
 from .errors import InvalidInput, NotFound
 from .search.facade import SearchFacade
-from .store import checkpoints, hot, sessions, storage, tree
+from .store import checkpoints, code, hot, sessions, storage, tree
 from .store.checkpoints import THRESHOLD, Checkpointed
 from .store.dates import days_before, moment_of
 from .store.format import DECISIONS, LEARNINGS
@@ -192,14 +192,22 @@ class Memory(SearchFacade):
         body: str | None = None,
         at: object = None,
         author: str | None = None,
+        paths: Iterable[str] = (),
+        commit: str | None = None,
+        paths_from_session: bool = False,
     ) -> str:
-        """Append a decision to ``cold/decisions.md``; returns its id."""
+        """Append a decision to ``cold/decisions.md``; returns its id. ``paths`` (files,
+        folders, globs relative to the repository root) and ``commit`` name the code it
+        governs; ``paths_from_session`` adds the files the live session touched since its
+        previous decision (issue 14)."""
         fields = {"why": self._intake.required(why, "--why")}
         if risk is not None and risk.strip():
             fields["risk"] = self._intake.text(risk, "risk")
         if supersedes is not None:
             fields["supersedes"] = self._intake.line(supersedes, "--supersedes")
-        return self._write_cold(DECISIONS, "decision", title, fields, tags, body, at, author)
+        touched = self._session_files() if paths_from_session else []
+        code = self._code(paths, commit, touched)
+        return self._write_cold(DECISIONS, "decision", title, fields, tags, body, at, author, code)
 
     def learn(
         self,
@@ -212,15 +220,19 @@ class Memory(SearchFacade):
         body: str | None = None,
         at: object = None,
         author: str | None = None,
+        paths: Iterable[str] = (),
+        commit: str | None = None,
     ) -> str:
         """Append a learning to ``cold/learnings.md``; returns its id. ``supersedes`` names an
-        earlier learning this one corrects (it must exist)."""
+        earlier learning this one corrects (it must exist); ``paths`` and ``commit`` as for
+        ``decide``."""
         fields = {"category": self._intake.line(category, "--category")}
         if why is not None and why.strip():
             fields["why"] = self._intake.text(why, "why")
         if supersedes is not None:
             fields["supersedes"] = self._intake.line(supersedes, "--supersedes")
-        return self._write_cold(LEARNINGS, "learning", title, fields, tags, body, at, author)
+        code = self._code(paths, commit)
+        return self._write_cold(LEARNINGS, "learning", title, fields, tags, body, at, author, code)
 
     def log(
         self,
@@ -231,8 +243,11 @@ class Memory(SearchFacade):
         body: str | None = None,
         at: object = None,
         author: str | None = None,
+        paths: Iterable[str] = (),
+        commit: str | None = None,
     ) -> str:
-        """Append an activity to the day's warm log; returns its id."""
+        """Append an activity to the day's warm log; returns its id (``paths`` and ``commit``
+        as for ``decide``)."""
         action = self._intake.line(action, "action")
         clean = {
             self._intake.detail_key(k): self._intake.line(v, f"detail {k!r}")
@@ -244,7 +259,9 @@ class Memory(SearchFacade):
         body = self._intake.text(body, "body")
         now = self._when(at)
         tree.check_root(self.root)
-        return self._journal.append_activity(now, action, clean, result, body, self._author(author))
+        code = self._code(paths, commit)
+        author = self._author(author)
+        return self._journal.append_activity(now, action, clean, result, body, author, code=code)
 
     def note(
         self, title: str, body: str | None = None, *, at: object = None, author: str | None = None
@@ -300,6 +317,36 @@ class Memory(SearchFacade):
         name = author if author is not None else self.author
         return self._intake.line(name, "author") if name else name
 
+    def _code(
+        self, paths: Iterable[str], commit: str | None, touched: Iterable[str] = ()
+    ) -> dict[str, str]:
+        """The ``paths`` and ``commit`` fields (issue 14): checked, redacted, normalised."""
+        if isinstance(paths, str):
+            paths = [paths]
+        given = [self._intake.line(path, "--path") for path in paths]
+        ref = self._intake.line(commit, "--commit") if commit is not None else None
+        loose = [self._intake.line(path, "file") for path in touched]
+        fields, skipped = code.fields(self.root, given, ref, loose=loose)
+        for path in skipped:
+            self._notice(
+                f"--paths-from-session: {path!r} is not a path of the repository; left out"
+            )
+        return fields
+
+    def _session_files(self) -> list[str]:
+        """The files the live session touched since its previous decision."""
+        tree.check_root(self.root)
+        context = hot.load(self.root)
+        if context is None:
+            raise InvalidInput(
+                "--paths-from-session: no live session; name the code with --path, or start a "
+                "session with: memsite session start TASK"
+            )
+        files = context.files_modified[context.decided_files :]
+        if not files:
+            self._notice("--paths-from-session: no files touched since the previous decision")
+        return files
+
     def _write_cold(
         self,
         rel: str,
@@ -310,11 +357,13 @@ class Memory(SearchFacade):
         body: str | None,
         at: object,
         author: str | None,
+        code: dict[str, str],
     ) -> str:
         title = self._intake.line(title, "title")
         tag_list = [self._intake.tag(t) for t in tags]
         if tag_list:
             fields["tags"] = ", ".join(dict.fromkeys(tag_list))
+        fields.update(code)
         author = self._author(author)
         journal = self._journal
         fields.update(journal.author_field(author))

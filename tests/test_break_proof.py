@@ -343,9 +343,29 @@ WRITE_OPTIONS = {
     ("progress",): {"step", "files"},
     ("pending", "add"): {"text"},
     ("pending", "done"): {"text"},
-    ("decide",): {"title", "why", "risk", "supersedes", "tags", "body", "author"},
-    ("learn",): {"title", "category", "why", "supersedes", "tags", "body", "author"},
-    ("log",): {"action", "details", "result", "body", "author"},
+    ("decide",): {
+        "title",
+        "why",
+        "risk",
+        "supersedes",
+        "tags",
+        "body",
+        "author",
+        "paths",
+        "commit",
+    },
+    ("learn",): {
+        "title",
+        "category",
+        "why",
+        "supersedes",
+        "tags",
+        "body",
+        "author",
+        "paths",
+        "commit",
+    },
+    ("log",): {"action", "details", "result", "body", "author", "paths", "commit"},
     ("note",): {"title", "body", "author"},
 }
 
@@ -390,13 +410,14 @@ def test_no_text_option_of_any_write_command_writes_a_secret(
     run("pending", "done", f"todo {t}")
     run(
         "decide", f"title {t}", "--why", t, "--risk", t, "--tag", t, "--body", t,
-        "--author", t,
+        "--author", t, "--path", f"src/{t}.py", "--commit", t,
     )  # fmt: skip
     run("decide", "B", "--why", "w", "--supersedes", t, ok=False)
-    run("learn", f"title {t}", "--category", t, "--why", t, "--tag", t, "--body", t, "--author", t)
+    run("learn", f"title {t}", "--category", t, "--why", t, "--tag", t, "--body", t, "--author", t,
+        "--path", t, "--commit", t)  # fmt: skip
     run("learn", "B", "--category", "c", "--supersedes", t, ok=False)
     run("log", f"act {t}", "--detail", f"{t}={t}", "--detail", f"k={t}", "--result", t,
-        "--body", t, "--author", t)  # fmt: skip
+        "--body", t, "--author", t, "--path", f"a/{t}", "--commit", t)  # fmt: skip
     run("note", f"title {t}", "--body", t, "--author", t)
     assert SECRET not in (root / "hot" / "context.json").read_text()
     run("session", "end", "--summary", t)

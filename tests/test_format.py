@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memsite.errors import InvalidInput
+from memsite.store.code import normalise
 from memsite.store.format import parse_entries, render_entry
 from memsite.store.inputs import multi_line, one_line
 from memsite.store.model import Entry
@@ -261,6 +264,25 @@ blocks = (
 )
 
 
+def _stored_path(text: str) -> str | None:
+    """A path as ``--path`` stores it (issue 14), or None when it would be refused."""
+    try:
+        return normalise(one_line(text, "path"), Path("/repo"))
+    except InvalidInput:
+        return None
+
+
+paths = st.lists(
+    st.one_of(
+        lines,
+        st.sampled_from(["auth/tokens.py", "./a/../b", "auth/", "auth/**", "<b>x</b>.py", "*.sql"]),
+    )
+    .map(_stored_path)
+    .filter(lambda p: p is not None),
+    max_size=4,
+)
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     title=lines,
@@ -270,13 +292,27 @@ blocks = (
     tags=st.lists(lines.filter(lambda t: "," not in t), max_size=3),
     result=blocks,
     kind=st.sampled_from(["decision", "learning", "activity"]),
+    code=paths,
+    commit=st.one_of(st.none(), lines, st.just("0123456789abcdef0123456789abcdef01234567")),
 )
 def test_write_then_read_gives_the_same_entry(
-    title: str, why: str, risk: str, body: str, tags: list[str], result: str, kind: str
+    title: str,
+    why: str,
+    risk: str,
+    body: str,
+    tags: list[str],
+    result: str,
+    kind: str,
+    code: list[str],
+    commit: str | None,
 ) -> None:
     fields = {"why": why, "risk": risk}
     if tags:
         fields["tags"] = ", ".join(t.strip() for t in tags)
+    if code:
+        fields["paths"] = ", ".join(dict.fromkeys(code))
+    if commit is not None:
+        fields["commit"] = commit
     path = {"decision": "cold/decisions.md", "learning": "cold/learnings.md"}.get(
         kind, "warm/2026-06-08.md"
     )
@@ -306,3 +342,5 @@ def test_write_then_read_gives_the_same_entry(
         entry.body,
         entry.result,
     )
+    assert got.paths == list(dict.fromkeys(code))
+    assert got.commit == (commit.strip() or None if commit is not None else None)

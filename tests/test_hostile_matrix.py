@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from memsite import InvalidInput, Memory
 from memsite.cli import cli
 from memsite.store.check import check_tree
+from memsite.store.code import normalise
 from memsite.store.tree import init_tree
 
 NOW = dt.datetime(2026, 6, 8, 14, 30, 5)
@@ -53,14 +54,20 @@ def writes(memory: Memory, text: str) -> dict[str, Callable[[], object]]:
         "decide risk": lambda: memory.decide("Risk", why="w", risk=text),
         "decide tag": lambda: memory.decide("Tag", why="w", tags=[f"t {text}"]),
         "decide body": lambda: memory.decide("Body", why="w", body=text),
+        "decide path": lambda: memory.decide("Path", why="w", paths=[f"src/{text}"]),
+        "decide commit": lambda: memory.decide("Commit", why="w", commit=f"c {text}"),
         "learn title": lambda: memory.learn(f"L {text}", category="c"),
         "learn category": lambda: memory.learn("Cat", category=f"c {text}"),
         "learn why": lambda: memory.learn("LWhy", category="c", why=text),
+        "learn path": lambda: memory.learn("LPath", category="c", paths=[f"src/{text}"]),
+        "learn commit": lambda: memory.learn("LCommit", category="c", commit=f"c {text}"),
         "log action": lambda: memory.log(f"a {text}"),
         "log detail key": lambda: memory.log("dk", details={f"k {text}": "v"}),
         "log detail value": lambda: memory.log("dv", details={"k": text}),
         "log result": lambda: memory.log("res", result=text),
         "log body": lambda: memory.log("lb", body=text),
+        "log path": lambda: memory.log("lp", paths=[f"src/{text}"]),
+        "log commit": lambda: memory.log("lc", commit=f"c {text}"),
         "session task": lambda: memory.start_session(f"task {text}"),
         "progress step": lambda: memory.progress(f"step {text}"),
         "progress file": lambda: memory.progress("f", files=[f"src/{text}"]),
@@ -93,6 +100,10 @@ def cli_writes(text: str) -> dict[str, list[str]]:
         "decide tag": ["decide", "CTag", "--why", "w", "--tag", f"t {text}"],
         "decide body": ["decide", "CBody", "--why", "w", "--body", text],
         "decide author": ["decide", "CAuthor", "--why", "w", "--author", f"a {text}"],
+        "decide path": ["decide", "CPath", "--why", "w", "--path", f"src/{text}"],
+        "decide commit": ["decide", "CCommit", "--why", "w", "--commit", f"c {text}"],
+        "learn path": ["learn", "CLPath", "--category", "c", "--path", f"src/{text}"],
+        "log path and commit": ["log", "clpc", "--path", f"src/{text}", "--commit", f"c {text}"],
         "learn category": ["learn", "CCat", "--category", f"c {text}"],
         "learn why": ["learn", "CLWhy", "--category", "c", "--why", text],
         "log action": ["log", f"ca {text}"],
@@ -152,6 +163,16 @@ def test_no_text_becomes_a_field_or_an_entry(trees: dict[str, Path], name: str) 
         assert "forged" not in entry.fields.get("tags", "") or entry.title in ("Tag", "CTag")
         assert entry.supersedes is None
     assert [p for p in check_tree(trees[name]) if p.severity == "error"] == []
+
+
+@pytest.mark.parametrize("name", sorted(set(PAYLOADS) - SECRETS))
+def test_paths_and_commits_read_back_as_one_value_each(trees: dict[str, Path], name: str) -> None:
+    by_title = {e.title: e for e in Memory(trees[name]).entries()}
+    path = normalise(f"src/{PAYLOADS[name]}", trees[name].parent)
+    for title in ("Path", "LPath", "lp", "CPath", "CLPath", "clpc"):
+        assert by_title[title].paths == [path], title
+    for title in ("Commit", "LCommit", "lc", "CCommit", "clpc"):
+        assert by_title[title].commit == f"c {PAYLOADS[name]}", title
 
 
 @pytest.mark.parametrize("name", sorted(set(PAYLOADS) - SECRETS))

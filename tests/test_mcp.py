@@ -26,7 +26,7 @@ from memsite import Memory  # noqa: E402
 from memsite.store.check import check_tree  # noqa: E402
 from memsite.store.tree import init_tree  # noqa: E402
 
-READING = {"prime", "recall", "search", "get", "related", "check"}
+READING = {"prime", "recall", "why", "search", "get", "related", "check"}
 WRITING = {
     "session_start",
     "progress",
@@ -253,3 +253,39 @@ def test_outside_any_project_mcp_says_where_it_looked(tmp_path: Path) -> None:
         f"Error: no memory tree found: looked for {tmp_path / 'memory'}, "
     )
     assert done.stderr.count("\n") == 1
+
+
+def test_the_write_tools_take_the_paths_and_commit_an_entry_governs(project: Path) -> None:
+    """Issue 14: ``decide``, ``learn`` and ``log`` carry ``paths`` and ``commit``."""
+
+    async def scenario(session: ClientSession) -> None:
+        for tool, arguments in (
+            ("decide", {"title": "Tokens live 15 minutes", "why": "leaks"}),
+            ("learn", {"title": "Token tests need a clock", "category": "testing"}),
+            ("log", {"action": "edited the tokens"}),
+        ):
+            done = await session.call_tool(
+                tool, {**arguments, "paths": ["./auth/../auth/tokens.py", "auth/"], "commit": "v1"}
+            )
+            assert not done.is_error, done
+        refused = await session.call_tool(
+            "decide", {"title": "Out", "why": "w", "paths": ["../elsewhere.py"]}
+        )
+        assert "outside the repository" in failed(refused)
+        found = await session.call_tool("why", {"path": "auth/tokens.py"})
+        items = found.structured_content["items"]
+        assert [(i["kind"], i["match"]) for i in items] == [
+            ("decision", "file"),
+            ("learning", "file"),
+            ("activity", "mentions"),
+        ]
+
+    talk(project, scenario)
+    entries = Memory(project / "memory").entries()
+    named = [e for e in entries if e.paths]
+    assert sorted(e.title for e in named) == [
+        "Token tests need a clock",
+        "Tokens live 15 minutes",
+        "edited the tokens",
+    ]
+    assert all(e.paths == ["auth/tokens.py", "auth/"] and e.commit == "v1" for e in named)

@@ -4,8 +4,9 @@ A thin adapter like ``mcp_server.py``: it reads the event's JSON, makes one call
 ``Memory`` and answers as the event's protocol expects (Claude Code's hooks reference,
 https://code.claude.com/docs/en/hooks). ``SessionStart`` and ``UserPromptSubmit`` add
 context through ``hookSpecificOutput.additionalContext``; ``PreCompact``, ``PostCompact``
-and ``SessionEnd`` only write memory and print nothing; any other event is answered with
-nothing. A hook must never block the agent: whatever goes wrong (no memory tree, a broken
+and ``SessionEnd`` only write memory and print nothing; ``PreToolUse`` of a tool that edits a
+file adds ``why`` for that file, once per file per session and only when memory governs it,
+and never decides the tool's permission (issue 14); any other event is answered with nothing. A hook must never block the agent: whatever goes wrong (no memory tree, a broken
 index, malformed JSON, a call that outlives the time limit) is one line for stderr, nothing
 on stdout, and exit code 0.
 """
@@ -26,6 +27,21 @@ from ..search.tokens import tokens_of_size
 
 TIME_LIMIT = 5.0  # seconds; Claude Code waits for a hook, so memsite gives up first
 TRIGGERS = ("auto", "manual")
+# Claude Code's file-editing tools and the input field that holds the file's (absolute) path
+EDIT_TOOLS = {
+    "Edit": "file_path",
+    "Write": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+}
+EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PreCompact",
+    "PostCompact",
+    "SessionEnd",
+)
 
 
 @dataclass(frozen=True)
@@ -75,9 +91,15 @@ def answer(
 ) -> str:
     """What to print for one event (``""`` for nothing)."""
     name = event.get("hook_event_name")
-    if name not in ("SessionStart", "UserPromptSubmit", "PreCompact", "PostCompact", "SessionEnd"):
+    if name not in EVENTS:
         return ""
+    edited = _edited_file(event) if name == "PreToolUse" else None
+    if name == "PreToolUse" and edited is None:
+        return ""  # not a file edit: nothing to say, and the index is never opened
     with open_memory() as memory:
+        if edited is not None:
+            found = memory.before_edit(edited, budget=recall_budget)
+            return _context(name, found.markdown) if found is not None else ""
         if name == "SessionStart":
             compact = event.get("source") == "compact"
             primed = memory.prime(budget=prime_budget, after_compact=compact)
@@ -119,6 +141,16 @@ def _context(name: str, markdown: str) -> str:
         return ""
     output = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": markdown}}
     return json.dumps(output, ensure_ascii=False)
+
+
+def _edited_file(event: dict[str, Any]) -> str | None:
+    """The file a ``PreToolUse`` event is about to edit, or None for any other tool."""
+    field = EDIT_TOOLS.get(str(event.get("tool_name")))
+    tool_input = event.get("tool_input")
+    if field is None or not isinstance(tool_input, dict):
+        return None
+    path = tool_input.get(field)
+    return path if isinstance(path, str) and path.strip() else None
 
 
 def _text(event: dict[str, Any], key: str) -> str:

@@ -45,6 +45,27 @@ class Hits(TypedDict):
     hits: list[Hit]
 
 
+class Governing(Hit):
+    """An entry about a path of the code: match is file, folder or glob (its Paths govern
+    the path, pattern is the stored path that matched) or mentions (its text names it)."""
+
+    match: str
+    pattern: str
+
+
+class Why(TypedDict):
+    """The memory about one path of the code (issue 14): items governing first (current,
+    then superseded; the most specific first), then entries that mention it."""
+
+    path: str
+    budget: int
+    tokens: int
+    left_out: int
+    needed_budget: int
+    items: list[Governing]
+    markdown: str
+
+
 class Recalled(TypedDict):
     """markdown is the block to put in context (empty when nothing matched); left_out hits
     did not fit the budget, needed_budget would have held them all."""

@@ -29,8 +29,8 @@ from . import mcp_results as out
 INSTRUCTIONS = """\
 This is the project's memory: decisions and why they were made, learnings, activity and the \
 live session, kept as markdown in the repository. Call prime once at the start of a session. \
-Before answering about earlier work, call recall with the user's message. Record what you \
-decide with decide, what you learned with learn, and what you did with log; keep the session \
+Before answering about earlier work, call recall with the user's message; before changing a \
+file, call why with its path. Record what you decide with decide (with the paths it governs), what you learned with learn, and what you did with log; keep the session \
 current with session_start, progress, pending_add, pending_done and session_end. Every piece \
 is dated and cited as path#anchor; get returns a whole entry. Entries are only ever appended."""
 
@@ -39,7 +39,7 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 APPENDS = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
 )
-READING = ("prime", "recall", "search", "get", "related", "check")
+READING = ("prime", "recall", "why", "search", "get", "related", "check")
 WRITING = (
     "session_start",
     "progress",
@@ -59,6 +59,11 @@ Supersedes = Annotated[
     str | None, Field(description="The id of the earlier entry of the same kind this replaces.")
 ]
 Body = Annotated[str | None, Field(description="Longer markdown under the entry (optional).")]
+Paths = Annotated[
+    list[str] | None,
+    Field(description="Files, folders or globs it governs, relative to the repository root."),
+]
+Commit = Annotated[str | None, Field(description="The commit it is about (a ref or a hash).")]
 At = Annotated[
     str | None,
     Field(description="When it happened, ISO-8601 (default: now). Only to backfill history."),
@@ -134,6 +139,18 @@ class MemoryTools:
         """What memory holds about a prompt, as one dated, cited markdown block within the
         budget (empty when nothing matches). Call it before answering about earlier work."""
         return self.memory.recall(prompt, budget=budget).to_dict()  # type: ignore[no-any-return]
+
+    @_one_call
+    def why(
+        self,
+        path: Annotated[
+            str, Field(description="A file or folder of the code, relative to the repository root.")
+        ],
+        budget: Budget = 1500,
+    ) -> out.Why:
+        """The decisions and learnings that govern a path of the code (current first, the most
+        specific first), then the entries that mention it. Call it before changing a file."""
+        return self.memory.why(path, budget=budget).to_dict()  # type: ignore[no-any-return]
 
     @_one_call
     def search(
@@ -247,11 +264,23 @@ class MemoryTools:
         tags: Tags = None,
         body: Body = None,
         at: At = None,
+        paths: Paths = None,
+        commit: Commit = None,
     ) -> out.Written:
         """Record a decision and why it was made (appended to cold/decisions.md)."""
         memory = self._signed(ctx)
         return self._written(
-            memory.decide(title, why, risk, supersedes, tags or (), body=body, at=at)
+            memory.decide(
+                title,
+                why,
+                risk,
+                supersedes,
+                tags or (),
+                body=body,
+                at=at,
+                paths=paths or (),
+                commit=commit,
+            )  # fmt: skip
         )
 
     @_one_call
@@ -265,11 +294,23 @@ class MemoryTools:
         tags: Tags = None,
         body: Body = None,
         at: At = None,
+        paths: Paths = None,
+        commit: Commit = None,
     ) -> out.Written:
         """Record a learning: a mistake and its correction, a fact worth keeping."""
         memory = self._signed(ctx)
         return self._written(
-            memory.learn(title, category, why, tags or (), supersedes=supersedes, body=body, at=at)
+            memory.learn(
+                title,
+                category,
+                why,
+                tags or (),
+                supersedes=supersedes,
+                body=body,
+                at=at,
+                paths=paths or (),
+                commit=commit,
+            )  # fmt: skip
         )
 
     @_one_call
@@ -283,10 +324,14 @@ class MemoryTools:
         result: Annotated[str | None, Field(description="How it turned out.")] = None,
         body: Body = None,
         at: At = None,
+        paths: Paths = None,
+        commit: Commit = None,
     ) -> out.Written:
         """Append an activity to today's log."""
         memory = self._signed(ctx)
-        return self._written(memory.log(action, details, result, body=body, at=at))
+        return self._written(
+            memory.log(action, details, result, body=body, at=at, paths=paths or (), commit=commit)
+        )
 
     @_one_call
     def session_end(

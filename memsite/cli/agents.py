@@ -16,7 +16,7 @@ from .options import Count
 @cli.command()
 @click.pass_context
 def mcp(ctx: click.Context) -> None:
-    """Serve this memory to an agent over MCP (stdio): prime, recall, search, get, related,
+    """Serve this memory to an agent over MCP (stdio): prime, recall, why, search, get, related,
     decide, learn, log, session and pending tools, check; persona, session and entries as
     resources. Needs the extra: pip install "memsite[mcp]"."""
     try:
@@ -43,13 +43,15 @@ def mcp(ctx: click.Context) -> None:
     type=Count(1, 1500),
     default=RECALL_BUDGET,
     show_default=True,
-    help="Tokens of the recall at UserPromptSubmit.",
+    help="Tokens of the recall at UserPromptSubmit and PreToolUse.",
 )
 @click.pass_context
 def hook(ctx: click.Context, prime_budget: int, recall_budget: int) -> None:
     """Answer one Claude Code hook event (its JSON on stdin): SessionStart primes,
-    UserPromptSubmit recalls, PreCompact and PostCompact record a checkpoint, SessionEnd
-    ends the session. Never blocks the agent: any failure is one line on stderr, exit 0."""
+    UserPromptSubmit recalls, PreToolUse of a file edit gives the memory that governs the
+    file (once per file per session), PreCompact and PostCompact record a checkpoint,
+    SessionEnd ends the session. Never blocks the agent: any failure is one line on stderr,
+    exit 0."""
     from ..agents.hooks import run
 
     said = run(

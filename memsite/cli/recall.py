@@ -126,6 +126,24 @@ def recall(
 
 
 @cli.command()
+@click.argument("path")
+@click.option("--budget", default=1500, show_default=True, type=Count(1, 1500), help="Tokens.")
+@click.option("--json", "as_json", is_flag=True, help="Print the items, tokens and block as JSON.")
+@click.pass_context
+def why(ctx: click.Context, path: str, budget: int, as_json: bool) -> None:
+    """The memory about PATH of the code (relative to the repository root): the decisions and
+    learnings that govern it, current first and the most specific first, then the entries
+    that mention it, as one markdown block within --budget."""
+    found = _memory(ctx).why(path, budget=budget)
+    if as_json:
+        _dump(found.to_dict())
+    elif found.markdown:
+        click.echo(found.markdown, nl=False)
+    else:
+        click.echo(f"memsite: nothing in memory governs or mentions {found.path}", err=True)
+
+
+@cli.command()
 @click.option("--task", help="What this session is about (default: the hot context's task).")
 @click.option("--budget", default=40000, show_default=True, type=Count(1, 40000), help="Tokens.")
 @click.option("--json", "as_json", is_flag=True, help="Print tokens per section and the payload.")

@@ -179,12 +179,34 @@ def _print_pending(items: list[str]) -> None:
         click.echo(f"- [ ] {item}")
 
 
+def code_options(func: Any) -> Any:
+    """``--path`` (repeatable) and ``--commit``: the code an entry governs (issue 14)."""
+    func = click.option(
+        "--commit",
+        metavar="REF",
+        help="The commit it is about (a full hash is stored when the tree is in a git repository).",
+    )(func)
+    return click.option(
+        "--path",
+        "paths",
+        multiple=True,
+        metavar="PATH",
+        help="A file, folder or glob it governs, relative to the repository root (repeatable).",
+    )(func)
+
+
 @cli.command()
 @click.argument("title")
 @click.option("--why", required=True, help="Why this was decided.")
 @click.option("--risk", help="What could go wrong.")
 @click.option("--supersedes", metavar="ID", help="The id of the decision this replaces.")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
+@code_options
+@click.option(
+    "--paths-from-session",
+    is_flag=True,
+    help="Add the files the live session touched since its previous decision as paths.",
+)
 @write_command
 def decide(
     memory: Memory,
@@ -194,9 +216,24 @@ def decide(
     risk: str | None,
     supersedes: str | None,
     tags: tuple[str, ...],
+    paths: tuple[str, ...],
+    commit: str | None,
+    paths_from_session: bool,
 ) -> None:
     """Record a decision and its why in cold/decisions.md; prints the id."""
-    click.echo(memory.decide(title, why, risk, supersedes, tags, **write))
+    click.echo(
+        memory.decide(
+            title,
+            why,
+            risk,
+            supersedes,
+            tags,
+            **write,
+            paths=paths,
+            commit=commit,
+            paths_from_session=paths_from_session,
+        )  # fmt: skip
+    )
 
 
 @cli.command()
@@ -205,6 +242,7 @@ def decide(
 @click.option("--why", help="Why it matters, or what went wrong.")
 @click.option("--supersedes", metavar="ID", help="The id of the learning this corrects.")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
+@code_options
 @write_command
 def learn(
     memory: Memory,
@@ -214,9 +252,15 @@ def learn(
     why: str | None,
     supersedes: str | None,
     tags: tuple[str, ...],
+    paths: tuple[str, ...],
+    commit: str | None,
 ) -> None:
     """Record a learning in cold/learnings.md; prints the id."""
-    click.echo(memory.learn(title, category, why, tags, supersedes=supersedes, **write))
+    click.echo(
+        memory.learn(
+            title, category, why, tags, supersedes=supersedes, **write, paths=paths, commit=commit
+        )
+    )
 
 
 @cli.command()
@@ -230,12 +274,19 @@ def learn(
     help="A detail of the activity (repeatable).",
 )
 @click.option("--result", help="How it turned out.")
+@code_options
 @write_command
 def log(
-    memory: Memory, write: dict[str, Any], action: str, details: dict[str, str], result: str | None
+    memory: Memory,
+    write: dict[str, Any],
+    action: str,
+    details: dict[str, str],
+    result: str | None,
+    paths: tuple[str, ...],
+    commit: str | None,
 ) -> None:
     """Append an activity to today's warm log; prints the id."""
-    click.echo(memory.log(action, details, result, **write))
+    click.echo(memory.log(action, details, result, paths=paths, commit=commit, **write))
 
 
 @cli.command()

@@ -129,6 +129,41 @@ class SearchFacade:
         tree.check_root(self.root)
         return prime(self.root, task, budget, self.search, self._notice, lexical, after_compact)
 
+    def why(self, path: str, budget: int = 1500) -> Any:
+        """The memory about a path of the code (``Why``, issue 14): the decisions and
+        learnings whose paths govern it (current first, the most specific first), then the
+        entries that mention it, within ``budget`` tokens. ``path`` is relative to the
+        repository root (or absolute inside it)."""
+        from .why import why
+
+        if budget < 1:
+            raise InvalidInput("budget must be 1 token or more")
+        tree.check_root(self.root)
+        return why(self.root, path, budget, self.search)
+
+    def before_edit(self, path: str, budget: int = 1500) -> Any:
+        """``why`` for a file an agent is about to edit, when a current decision or learning
+        governs it and the live session was not given it yet (then noted there); else None.
+        Runs on every edit: the cheap checks come first, the search index is opened only for
+        a governed file."""
+        from ..store.hot import load, remember_recall
+        from .why import Governance, may_govern, target
+
+        tree.check_root(self.root)
+        context = load(self.root)
+        try:
+            wanted = target(self.root, path)
+        except InvalidInput:
+            return None  # a file outside the repository: no entry can govern it
+        if context is None or wanted in context.recalled or not may_govern(self.root, wanted):
+            return None
+        if not any(i.hit.status == "current" for i in Governance(self.root).items(wanted)):
+            return None
+        found = self.why(wanted, budget)
+        if not remember_recall(self.root, found.path):
+            return None
+        return found
+
     def budget(self, window: int = 200_000, task: str | None = None) -> Any:
         """The context budget table (``Budget``) of a ``window``-token context: each tier's
         share and the tokens it would take now, with a warning per tier over its share."""

@@ -45,7 +45,7 @@ def prime(
         learnings = search("", limit=10, kind="learning")
     inputs = PrimeInputs(
         persona=persona,
-        hot=hot.render(context) if context else "",
+        hot=hot.render(context) + governed(root, context.files_modified) if context else "",
         decisions=decisions,
         learnings=learnings,
         activity=_recent_activity(root),
@@ -74,3 +74,29 @@ def _recent_activity(root: Path) -> list[Hit]:
         activity += [span_hit(Span((c,), c, 0.0)) for c in chunks if c.kind == "activity"]
     activity.sort(key=lambda h: (h.date, h.time or dt.time()), reverse=True)
     return activity
+
+
+def governed(root: Path, files: list[str]) -> str:
+    """The current decisions that govern the live session's files, one line each, as a
+    section of "Where were we?" (issue 14); "" when none does."""
+    from ..errors import InvalidInput
+    from .why import Governance, target
+
+    if not files:
+        return ""
+    governance = Governance(root)
+    lines: dict[str, list[str]] = {}
+    for name in files:
+        try:
+            path = target(root, name)
+        except InvalidInput:
+            continue
+        for item in governance.items(path):
+            hit = item.hit
+            if hit.kind == "decision" and hit.status == "current":
+                title = hit.heading.split("—", 1)[-1].strip()
+                lines.setdefault(hit.record, [f"- {title} (`{hit.record}`): governs"]).append(path)
+    if not lines:
+        return ""
+    rows = [f"{head} {', '.join(f'`{p}`' for p in paths)}" for head, *paths in lines.values()]
+    return "\n## Decisions governing this session's files\n\n" + "\n".join(rows) + "\n"

@@ -20,6 +20,7 @@ from ..errors import MemsiteError
 from ..store.format import classify
 from ..store.model import Entry
 from . import charts, indexes
+from .code import code_page, commit_url
 from .material import (
     Link,
     Lookup,
@@ -57,10 +58,13 @@ class Site:
 
 
 class _Builder:
-    def __init__(self, tree: Material, renderer: Renderer, now: dt.datetime) -> None:
+    def __init__(
+        self, tree: Material, renderer: Renderer, now: dt.datetime, repo_url: str | None = None
+    ) -> None:
         self.tree = tree
         self.renderer = renderer
         self.now = now
+        self.repo_url = repo_url
         self.pages: list[Page] = []
         self.uris: set[str] = set()
 
@@ -81,6 +85,7 @@ class _Builder:
             day_uri=day_uri,
             now=self.now,
             page_uri=uri,
+            commit_url=lambda commit: commit_url(self.repo_url, commit),
             **values,
         )
         title = values.get("title") or _first_heading(markdown) or uri
@@ -124,15 +129,17 @@ def build_site(
     related: bool | Lookup = True,
     latest: int = 5,
     notes_in_nav: int = indexes.NOTES_IN_NAV,
+    repo_url: str | None = None,
 ) -> Site:
     """Build every page of the site for the tree at ``root`` as it is at ``now``.
 
     ``related=True`` lists related entries from the search index; a callable
     ``(entry_id, limit) -> hits`` stands in for the index; ``False`` leaves them out.
     ``notes_in_nav``: how many notes (the newest) the nav lists; all are on the notes page.
+    ``repo_url`` (MkDocs' own) links each commit an entry names to its page (issue 14).
     """
     tree = read_material(Path(root), tuple(exclude), related)
-    builder = _Builder(tree, renderer or Renderer(), now)
+    builder = _Builder(tree, renderer or Renderer(), now, repo_url)
     kinds: dict[str, list[Entry]] = defaultdict(list)
     for entry in tree.entries:
         kinds[entry.kind].append(entry)
@@ -159,6 +166,9 @@ def build_site(
         {"Learnings": [{"All categories": "learnings/index.md"}, *categories]},
         {"Activity": "activity/index.md"},
     ]
+    code = code_page(builder, decisions)
+    if code:
+        nav.append({"Code": code})
     if notes:
         nav.append({"Notes": indexes.notes(builder, notes, notes_in_nav)})
     if tree.persona is not None:

@@ -87,6 +87,7 @@ class MemsitePlugin(BasePlugin[MemsiteConfig]):
                 exclude=self.config.exclude,
                 related=self.config.related,
                 notes_in_nav=self.config.notes_in_nav,
+                repo_url=config.repo_url,
             )
         except MemsiteError as err:
             raise PluginError(f"memsite: {err}") from None

@@ -6,7 +6,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from . import hot, markup, tree
+from . import code, hot, markup, tree
 from .format import Problem, next_free_id, parse_entries
 from .git import run
 from .markup import slugify
@@ -51,6 +51,16 @@ def check_tree(root: Path) -> list[Problem]:
             problems.append(
                 Problem(entry.path, entry.line, "learning has no Category field", "warning")
             )
+    for decision, gone in code.missing_paths(root, entries):
+        problems.append(
+            Problem(
+                decision.path,
+                decision.line,
+                f"path {gone!r} of this decision no longer exists in the working tree; "
+                "the decision may need a successor (--supersedes)",
+                "warning",
+            )
+        )
     problems += _lost_id_lines(entries, read.texts)
     problems += _beyond_site_limits(entries)
     for rel in read.texts:

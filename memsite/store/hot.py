@@ -62,6 +62,18 @@ def save(root: Path, context: HotContext) -> None:
     storage.replace(root, root / CONTEXT, text)
 
 
+def remember_recall(root: Path, path: str) -> bool:
+    """Note in the live session that the agent was given the memory about ``path``; False
+    when it already was (or there is no live session to remember it in)."""
+    with storage.lock(root / LOCK):
+        context = load(root)
+        if context is None or path in context.recalled:
+            return False
+        context.recalled.append(path)
+        save(root, context)
+        return True
+
+
 def clear(root: Path) -> None:
     storage.remove(root, root / CONTEXT)
 

@@ -98,6 +98,7 @@ class Journal:
                 context = hot.load(self.root)
                 if context is not None and not hot.started_after(context, now):
                     context.decisions.append(entry_id)
+                    context.decided_files = len(context.files_modified)
                     context.updated = now.isoformat()
                     hot.save(self.root, context)
         except (MemsiteError, OSError) as err:
@@ -137,13 +138,15 @@ class Journal:
         author: str | None = None,
         about: str | None = None,
         then: Callable[[str], None] | None = None,
+        code: dict[str, str] | None = None,
     ) -> str:
         """Append one activity; its id is the date plus the slug of ``about`` (else the action).
 
         memsite's own activities (pointers, progress, session archives) pass ``about`` so that
         their ids say what they point at and two branches don't mint the same id. ``then``
         (given the new id) is the rest of a write that spans files: if it raises, the day log
-        is put back as it was (``storage.append``).
+        is put back as it was (``storage.append``). ``code`` holds its ``paths`` and ``commit``
+        fields (issue 14).
         """
         # prune moves day logs while it holds warm/ exclusively: choosing the day log and
         # appending under a shared hold means an entry never lands in a fresh copy of a log
@@ -151,7 +154,7 @@ class Journal:
         with storage.lock(self.root / "warm", shared=True):
             path = tree.day_log(self.root, now.date())
             rel = path.relative_to(self.root).as_posix()
-            fields = self.author_field(author)
+            fields = {**(code or {}), **self.author_field(author)}
             written: dict[str, str] = {}
             base = f"{now.date().isoformat()}-{slugify(about or action)}"
             beside = self._ids_beside(rel, now.date(), base)

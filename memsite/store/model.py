@@ -59,6 +59,19 @@ class Entry:
         return [tag.strip() for tag in raw.split(",") if tag.strip()]
 
     @property
+    def paths(self) -> list[str]:
+        """The code the entry governs (issue 14): files, folders and globs, relative to the
+        repository root, as written in its ``Paths`` field."""
+        raw = self.fields.get("paths", "")
+        return [path.strip() for path in raw.split(",") if path.strip()]
+
+    @property
+    def commit(self) -> str | None:
+        """The commit the entry names (its ``Commit`` field), a full hash when it was resolved."""
+        value = (self.fields.get("commit") or "").strip()
+        return value or None
+
+    @property
     def when(self) -> dt.datetime:
         """Date and time together (midnight when the entry has no time)."""
         return dt.datetime.combine(self.date, self.time or dt.time())
@@ -74,6 +87,8 @@ class Entry:
             "time": self.time.isoformat() if self.time else None,
             "fields": dict(self.fields),
             "tags": self.tags,
+            "paths": self.paths,
+            "commit": self.commit,
             "details": dict(self.details),
             "result": self.result,
             "body": self.body,
@@ -97,12 +112,22 @@ class HotContext:
     pending_actions: list[str] = field(default_factory=list)
     # ids of this session's newest checkpoints in the warm log, oldest first (issue 11)
     checkpoints: list[str] = field(default_factory=list)
+    # how many of ``files_modified`` the session had touched at its last decision, so that
+    # ``decide --paths-from-session`` takes the files touched since then (issue 14)
+    decided_files: int = 0
+    # the files whose governing memory a PreToolUse hook already gave the agent (issue 14)
+    recalled: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         # ``checkpoints`` only once there is one, so a context without them reads as before
         extra: dict[str, object] = (
             {"checkpoints": list(self.checkpoints)} if self.checkpoints else {}
         )
+        # issue 14's keys, too, only once they say something
+        if self.decided_files:
+            extra["decided_files"] = self.decided_files
+        if self.recalled:
+            extra["recalled"] = list(self.recalled)
         return {
             "session_id": self.session_id,
             "task": self.task,
@@ -135,4 +160,11 @@ class HotContext:
             decisions=items("decisions"),
             pending_actions=items("pending_actions"),
             checkpoints=items("checkpoints"),
+            decided_files=_count(data.get("decided_files")),
+            recalled=items("recalled"),
         )
+
+
+def _count(value: object) -> int:
+    """A non-negative whole number from the context, 0 when it is missing or not one."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0

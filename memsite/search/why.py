@@ -1,0 +1,240 @@
+"""``memsite why PATH``: the memory that governs a path of the code (issue 14).
+
+First the decisions and learnings whose ``Paths`` name the path, the current ones before the
+superseded ones, each group most specific first: the file itself, then the folders above it
+(the nearest first), then globs (the longest literal text first); newest first within one
+rank, a decision before a learning of the same day. Then the entries whose text mentions the path (found by search). Sized to a token budget
+like ``recall``: the items are taken in that order while the block fits.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..store import code, tree
+from ..store.format import DECISIONS, LEARNINGS
+from ..store.markup import FIELD_SHAPE
+from ..store.model import Entry
+from .chunks import chunk_file
+from .ranking import Hit, Span, span_hit
+from .recall import render_hit, site_url
+from .supersession import Supersession, supersession
+from .tokens import estimate_tokens
+
+WHY_BUDGET = 1_500
+MENTIONS = 10  # entries that only mention the path, at most
+
+Search = Callable[..., list[Hit]]
+
+
+@dataclass(frozen=True)
+class Governing:
+    """One item of ``why``: a hit, ``how`` it matched (``file``, ``folder``, ``glob`` or
+    ``mentions``) and the stored path (``pattern``) that matched."""
+
+    hit: Hit
+    how: str
+    pattern: str
+
+    @property
+    def governs(self) -> bool:
+        return self.how != "mentions"
+
+    def to_dict(self) -> dict[str, object]:
+        return {**self.hit.to_dict(), "match": self.how, "pattern": self.pattern}
+
+
+@dataclass(frozen=True)
+class Why:
+    """What ``why`` returns: the path as matched, the items that fit ``budget``, how many did
+    not, and the markdown block."""
+
+    path: str
+    items: tuple[Governing, ...]
+    left_out: int
+    budget: int
+    tokens: int
+    markdown: str
+    needed: int = 0
+
+    @property
+    def governed(self) -> bool:
+        """Whether a current decision or learning governs the path."""
+        return any(i.governs and i.hit.status == "current" for i in self.items)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "budget": self.budget,
+            "tokens": self.tokens,
+            "left_out": self.left_out,
+            "needed_budget": self.needed,
+            "items": [item.to_dict() for item in self.items],
+            "markdown": self.markdown,
+        }
+
+
+def target(root: Path, path: str) -> str:
+    """``path`` as the entries store paths (relative to the repository root, normalised);
+    ``InvalidInput`` when it is outside the repository."""
+    return code.normalise(path, code.repository_root(root), "PATH").rstrip("/")
+
+
+def why(root: Path, path: str, budget: int, search: Search) -> Why:
+    """The memory about ``path`` within ``budget`` tokens; ``search`` is ``Memory.search``."""
+    wanted = target(root, path)
+    governing = Governance(root).items(wanted)
+    seen = {item.hit.record or item.hit.id for item in governing}
+    mentions = [
+        Governing(hit, "mentions", wanted)
+        for hit in _mentions(search, wanted)
+        if (hit.record or hit.id) not in seen
+    ]
+    return fit(wanted, [*governing, *mentions[:MENTIONS]], budget, site_url(root))
+
+
+_PATHS_FIELD = re.compile(r"^" + FIELD_SHAPE + r"(?: (.*)|)$", re.MULTILINE)
+
+
+def may_govern(root: Path, wanted: str) -> bool:
+    """Whether any ``Paths`` line of the cold files could govern ``wanted``: a scan of the
+    text, without parsing entries, so that an edit of a file no entry names (the usual case,
+    on every edit) costs a read and a regular expression. A line that only looks like a field
+    (in a code block) errs towards True; ``Governance`` then decides."""
+    for rel in (DECISIONS, LEARNINGS):
+        try:
+            text = (root / rel).read_text("utf-8", errors="replace")
+        except OSError:
+            continue
+        for found in _PATHS_FIELD.finditer(text):
+            if found.group(1).strip().lower() != "paths":
+                continue
+            patterns = [p.strip() for p in (found.group(2) or "").split(",") if p.strip()]
+            if code.best_match(patterns, wanted) is not None:
+                return True
+    return False
+
+
+class Governance:
+    """The decisions and learnings of one tree that name paths, read once: ``items(path)``
+    gives those that govern a path, in ``why``'s order."""
+
+    def __init__(self, root: Path) -> None:
+        entries: list[Entry] = []
+        self.texts: dict[str, str] = {}
+        for rel in (DECISIONS, LEARNINGS):
+            parsed, text = tree.read_file(root, rel)
+            if text is not None:
+                entries += parsed.entries
+                self.texts[rel] = text
+        self.known = supersession(entries)
+        self.named = [e for e in entries if e.paths]
+
+    def items(self, wanted: str) -> list[Governing]:
+        known = self.known
+        found = []
+        for entry in self.named:
+            best = code.best_match(entry.paths, wanted)
+            if best is not None:
+                found.append((entry, best))
+        found.sort(
+            key=lambda pair: (
+                known.status(pair[0].id, pair[0].kind) == "superseded",
+                pair[1].rank,
+                -pair[0].date.toordinal(),
+                pair[0].kind != "decision",  # on one day, a decision before a learning
+                -pair[0].line,
+            )
+        )
+        hits = _entry_hits(self.texts, {entry.id for entry, _ in found}, known)
+        return [
+            Governing(hits[entry.id], best.how, best.pattern)
+            for entry, best in found
+            if entry.id in hits
+        ]
+
+
+def _entry_hits(texts: dict[str, str], ids: set[str], known: Supersession) -> dict[str, Hit]:
+    """A hit holding the whole of each entry in ``ids``, with its status."""
+    made: dict[str, Hit] = {}
+    for rel, text in texts.items():
+        chunks = [c for c in chunk_file(rel, text) if c.record in ids]
+        for record in dict.fromkeys(c.record for c in chunks):
+            if record in made:
+                continue  # a duplicate id: the first entry holds
+            mine = tuple(
+                sorted((c for c in chunks if c.record == record), key=lambda c: c.position)
+            )
+            hit = span_hit(Span(mine, mine[0], 0.0))
+            made[record] = dataclasses.replace(
+                hit,
+                status=known.status(record, hit.kind),
+                superseded_by=known.successor_of(record),
+            )
+    return made
+
+
+def _mentions(search: Search, wanted: str) -> list[Hit]:
+    """Entries whose text holds the path itself (the search finds its words; the text must
+    hold it whole)."""
+    phrase = wanted.replace('"', " ").strip()
+    if not any(char.isalnum() for char in phrase):
+        return []
+    hits = search(f'"{phrase}"', limit=MENTIONS * 2, lexical=True)
+    return [hit for hit in hits if wanted in hit.text]
+
+
+def render_item(item: Governing, base: str | None) -> str:
+    """One item: the recalled hit, with the line that says how it governs the path."""
+    label = {
+        "file": "Governs this file",
+        "folder": f"Governs the folder {_span(item.pattern)}",
+        "glob": f"Governs {_span(item.pattern)}",
+        "mentions": "Mentions this path",
+    }[item.how]
+    block = render_hit(item.hit, base)
+    head, _, rest = block.partition("\n")
+    return f"{head}\n{label}.\n{rest}"
+
+
+def fit(wanted: str, items: Sequence[Governing], budget: int, base: str | None) -> Why:
+    """Take the items in order while the whole block fits ``budget`` tokens."""
+    if not items:
+        return Why(wanted, (), 0, budget, 0, "")
+    blocks = [render_item(item, base) for item in items]
+    needed = estimate_tokens(_assemble(wanted, blocks, 0, budget, 0))
+    kept: list[int] = []
+    for index in range(len(blocks)):
+        trial = [*kept, index]
+        text = _assemble(
+            wanted, [blocks[i] for i in trial], len(items) - len(trial), budget, needed
+        )
+        if estimate_tokens(text) <= budget:
+            kept = trial
+    left_out = len(items) - len(kept)
+    markdown = _assemble(wanted, [blocks[i] for i in kept], left_out, budget, needed)
+    taken = tuple(items[i] for i in kept)
+    return Why(wanted, taken, left_out, budget, estimate_tokens(markdown), markdown, needed)
+
+
+def _assemble(wanted: str, blocks: list[str], left_out: int, budget: int, needed: int) -> str:
+    more = (
+        f"\n_{left_out} more item{'s' if left_out != 1 else ''} left out to stay within "
+        f"{budget:,} tokens (--budget {needed:,} would hold them all)._\n"
+        if left_out
+        else ""
+    )
+    count = len(blocks)
+    head = f"## Memory about {_span(wanted)} ({count} item{'s' if count != 1 else ''})\n"
+    return head + "\n" + "\n".join(blocks) + more
+
+
+def _span(text: str) -> str:
+    """``text`` as a code span, whatever backticks it holds."""
+    ticks = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
