@@ -22,7 +22,7 @@ RECORD_WEIGHT = 0.5  # a record's score counts half as much as its section's own
 SPAN_CHARS = 2_000  # a hit's span of consecutive sections stays within this many characters
 LEAD_CHARS = 4_000  # ...except the first hit's, which reads on into its record this far
 TOP_HITS = 5  # the hits a reader sees first: their text together is bounded by TOP_CHARS
-TOP_CHARS = 5_000  # a section joins one of the top hits only while they stay within this
+TOP_CHARS = 5_000  # the top hits' text together never exceeds this (``passages.fit``)
 NEAR_TIE = 0.05  # hits within 5% of the top score of each other count as tied: newest first
 
 
@@ -82,6 +82,7 @@ class Span:
     chunks: tuple[Chunk, ...]
     seed: Chunk
     score: float
+    trimmed: bool = False  # cut to a passage to fit the top hits' budget (``passages``)
 
 
 def assemble_spans(
@@ -238,6 +239,8 @@ class Hit:
     # decisions and learnings: "current" or "superseded" (issue 16); None for other kinds
     status: str | None = None
     superseded_by: Successor | None = None
+    # cut to its best passage so that the top hits fit TOP_CHARS together (issue 16)
+    trimmed: bool = False
 
     @property
     def citation(self) -> str:
@@ -265,6 +268,7 @@ class Hit:
             "record": self.record,
             "status": self.status,
             "superseded_by": self.superseded_by.to_dict() if self.superseded_by else None,
+            "trimmed": self.trimmed,
         }
 
 
@@ -289,6 +293,7 @@ def span_hit(span: Span, snippet: str = "") -> Hit:
         text="\n\n".join(c.text for c in span.chunks),
         record=first.record,
         time=first.time,
+        trimmed=span.trimmed,
     )
 
 
