@@ -203,7 +203,9 @@ def _weighted(query: Query) -> list[index_postings.Weighted] | None:
 def _meaning(vectors: Vectors, text: str) -> semantic.Meaning | None:
     """How close ``text`` is to every section and record; None without the extra."""
     store = vectors() if text.strip() else None
-    return None if store is None else semantic.Meaning(store, semantic.load().embed_one(text))
+    if store is None:
+        return None
+    return semantic.Meaning(store, semantic.load().embed_one(text)).by_best_section()
 
 
 def _terms(text: str) -> list[str]:
