@@ -5,7 +5,8 @@
 
 Quality: recall@5, MRR@10 and the characters returned in the top 5, for memsite's heading
 chunks and for fixed 2,000-character windows indexed the same way (same schema, analyzer and
-ranking; a window is its own record), over the bundled sample memory with
+ranking; a window is its own record, returned whole: the top hits' 5,000-character cut
+applies to heading chunks only), over the bundled sample memory with
 ``bench/queries-sample.jsonl`` and over a generated corpus with the questions
 ``bench/corpus.py`` writes for it. A hit finds an answer when its lines overlap the answer's.
 
