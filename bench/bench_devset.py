@@ -4,7 +4,8 @@ For each corpus of ``../shared/devset`` (MADR and Nygard ADRs, coding-agent less
 README) and for all of them together, prints recall@5, MRR@10 and the characters returned in
 the top 5, scored as ``memsite eval`` scores (a hit counts when its lines overlap a labelled
 section), for heading chunks (lexical, and hybrid when the semantic extra is installed) and
-for fixed 2,000-character windows indexed the same way::
+for fixed 2,000-character windows indexed the same way, returned whole as issue 16 defines
+them, and cut to the same 5,000-character budget as heading chunks::
 
     python bench/bench_devset.py [--devset ../shared/devset]
 
@@ -22,13 +23,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_search import window_chunks  # noqa: E402
+from bench_search import top_chars, window_chunks  # noqa: E402
 
 from memsite.search import semantic  # noqa: E402
 from memsite.search.chunks import Chunk, chunk_file  # noqa: E402
 from memsite.search.evaluation import evaluate, read_queries  # noqa: E402
 from memsite.search.index import SearchIndex  # noqa: E402
 from memsite.search.query import parse_query  # noqa: E402
+from memsite.search.ranking import TOP_CHARS  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -43,13 +45,17 @@ def run(corpus: Path, cache_dir: Path) -> dict[str, list]:
         path = root / rel
         return chunk_file(rel, path.read_text("utf-8")) if path.is_file() else []
 
-    settings = [("heading chunks, lexical", chunk_file, True)]
+    settings = [("heading chunks, lexical", chunk_file, True, True)]
     if semantic.available():
-        settings.append(("heading chunks, hybrid", chunk_file, False))
-    settings.append(("2,000-char windows", window_chunks, True))
+        settings.append(("heading chunks, hybrid", chunk_file, False, True))
+    settings.append(("2,000-char windows", window_chunks, True, False))
+    settings.append(("windows, top 5 in 5,000", window_chunks, True, True))
     out: dict[str, list] = {}
-    for name, chunker, lexical in settings:
-        with SearchIndex(root, cache_dir, chunker=chunker, name=name.split(",")[0][:7]) as index:
+    for name, chunker, lexical, budget in settings:
+        with (
+            SearchIndex(root, cache_dir, chunker=chunker, name=name.split(",")[0][:7]) as index,
+            top_chars(TOP_CHARS if budget else None),
+        ):
             index.refresh(rebuild=True)
             found = {
                 q.query: index.search(parse_query(q.query), 10, lexical=lexical) for q in queries
@@ -82,9 +88,9 @@ def main() -> None:
         return
     for corpus, results in table.items():
         print(f"\n{corpus}")
-        print(f"  {'':26} {'recall@5':>9} {'MRR@10':>8} {'chars@5':>8}")
+        print(f"  {'':28} {'recall@5':>9} {'MRR@10':>8} {'chars@5':>8}")
         for name, f in results.items():
-            print(f"  {name:26} {f['recall@5']:>9.3f} {f['mrr@10']:>8.3f} {f['chars@5']:>8.0f}")
+            print(f"  {name:28} {f['recall@5']:>9.3f} {f['mrr@10']:>8.3f} {f['chars@5']:>8.0f}")
 
 
 def _figures(rows: list) -> dict[str, float]:

@@ -23,7 +23,7 @@ from whoosh.query import (
     TermRange,
 )
 
-from . import index_postings, semantic
+from . import index_postings, passages, semantic
 from .index_documents import (
     ANALYZER,
     FIELDS,
@@ -34,7 +34,17 @@ from .index_documents import (
 )
 from .query import Filters
 from .query import Query as Parsed
-from .ranking import Hit, Signal, Span, assemble_spans, fuse_scores, span_hit
+from .ranking import (
+    LEAD_CHARS,
+    TOP_CHARS,
+    TOP_HITS,
+    Hit,
+    Signal,
+    Span,
+    assemble_spans,
+    fuse_scores,
+    span_hit,
+)
 
 if TYPE_CHECKING:
     from .chunks import Chunk
@@ -117,7 +127,23 @@ def search(  # type: ignore[no-untyped-def]
         limit,
     )
     terms = _terms(" ".join([query.words, *query.phrases]))
+    spans = passages.fit(spans, _weigher(searcher, terms), scores, TOP_HITS, TOP_CHARS, LEAD_CHARS)
     return [span_hit(span, _snippet(span.seed.body, terms)) for span in spans]
+
+
+def _weigher(searcher, terms: list[str]) -> Callable[[str], float]:  # type: ignore[no-untyped-def]
+    """What a passage holds of the query: the idf of each query word in it, as a share of
+    all the query words' (0 to 1). The idf is looked up only if a passage is weighed."""
+    idf: dict[str, float] = {}
+
+    def weigh(text: str) -> float:
+        if not idf:
+            idf.update({term: searcher.idf("body", term) for term in terms})
+        held = {token.text for token in ANALYZER(text)}
+        total = sum(idf.values())
+        return sum(v for term, v in idf.items() if term in held) / total if total else 0.0
+
+    return weigh
 
 
 def _candidates(
@@ -177,7 +203,9 @@ def _weighted(query: Query) -> list[index_postings.Weighted] | None:
 def _meaning(vectors: Vectors, text: str) -> semantic.Meaning | None:
     """How close ``text`` is to every section and record; None without the extra."""
     store = vectors() if text.strip() else None
-    return None if store is None else semantic.Meaning(store, semantic.load().embed_one(text))
+    if store is None:
+        return None
+    return semantic.Meaning(store, semantic.load().embed_one(text)).by_best_section()
 
 
 def _terms(text: str) -> list[str]:

@@ -105,6 +105,7 @@ class Store:
     single: np.ndarray = field(init=False, repr=False)  # record index → its one section row
     multi: np.ndarray = field(init=False, repr=False)  # record indices with several sections
     record_matrix: np.ndarray = field(init=False, repr=False)  # one row per ``multi`` record
+    record_index: np.ndarray = field(init=False, repr=False)  # section row → its record index
 
     def __post_init__(self) -> None:
         import numpy as np
@@ -135,6 +136,7 @@ class Store:
             "single": np.array([first[r] for r in record_ids], dtype=np.int64),
             "multi": np.array(multi, dtype=np.int64),
             "record_matrix": normalise_rows(sums),
+            "record_index": np.array([where[r] for r in self.records], dtype=np.int64),
         }
         for name, value in values.items():
             object.__setattr__(self, name, value)

@@ -1,0 +1,180 @@
+"""Passages: how the top hits are cut so that together they fit one budget (issue 16).
+
+A hit is a span of whole sections, and a section of a real decision record can run to
+several thousand characters: five such hits are more than a reader, or an agent's turn,
+should get. When the first :data:`~memsite.search.ranking.TOP_HITS` hits together exceed
+:data:`~memsite.search.ranking.TOP_CHARS`, :func:`shares` says how much each may keep (the
+first hit, which most often holds the answer, keeps its span; the others share what is
+left) and :func:`trim` cuts a longer hit to its best passage: the run of consecutive
+paragraphs within its share that holds most of the query and of the best-scored sections,
+under the heading it sits in, with ``[…]`` where text was left out. The hit's line range is
+the passage's, so a citation or an evaluation never claims lines it did not return.
+
+Everything here is pure: the caller says what a paragraph holds of the query (``weigh``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from ..store import markup
+from .chunks import Chunk
+from .ranking import Span
+
+MARK = "[…]"  # stands where a trimmed hit left text out
+
+
+@dataclass(frozen=True)
+class Block:
+    """A paragraph (or list, table, code block, heading) of a span: lines ``line..end_line``
+    of its ``section``-th section."""
+
+    section: int
+    line: int
+    end_line: int
+    text: str
+
+
+def fit(
+    spans: Sequence[Span],
+    weigh: Callable[[str], float],
+    scores: Mapping[str, float],
+    top_hits: int,
+    top_chars: int,
+    lead_chars: int,
+) -> list[Span]:
+    """``spans`` with the first ``top_hits`` cut to their :func:`shares` of ``top_chars``
+    (the first up to ``lead_chars``; a cut one is ``trimmed``); later spans unchanged. ``scores`` are the sections' fused
+    scores: a passage of a better-scored section is worth more."""
+    top = list(spans[:top_hits])
+    best = max(scores.values(), default=0.0) or 1.0
+    caps = shares([_size(s.chunks) for s in top], top_chars, lead_chars)
+    out = []
+    for span, cap in zip(top, caps, strict=True):
+        cut = trim(span.chunks, span.seed, cap, weigh, lambda c: scores.get(c.id, 0.0) / best)
+        out.append(span if cut is None else replace(span, chunks=(cut,), trimmed=True))
+    return out + list(spans[top_hits:])
+
+
+def shares(lengths: Sequence[int], budget: int, lead: int) -> list[int]:
+    """How many characters each hit (best first) may keep so that together they fit
+    ``budget``, the first hit up to ``lead`` of them.
+
+    When they fit, each keeps everything. Otherwise the first hit keeps up to ``lead``
+    (more if the others are short), and the later ones share what it leaves: each keeps all
+    of itself up to a common share, the largest that makes the total fit, so a short hit is
+    never cut to pay for a long one. With a first hit of ``lead`` each later one still keeps
+    ``(budget - lead) / (hits - 1)`` characters.
+    """
+    if sum(lengths) <= budget or not lengths:
+        return list(lengths)
+    others = list(lengths[1:])
+    floor = (budget - lead) // max(len(others), 1)
+    first = min(lengths[0], max(lead, budget - sum(min(n, floor) for n in others)))
+    rest = budget - first
+    low, high = 0, max(others, default=0)
+    while low < high:  # the largest common share of what the first hit leaves
+        middle = (low + high + 1) // 2
+        if sum(min(n, middle) for n in others) <= rest:
+            low = middle
+        else:
+            high = middle - 1
+    return [first, *(min(n, low) for n in others)]
+
+
+def trim(
+    chunks: Sequence[Chunk],
+    seed: Chunk,
+    cap: int,
+    weigh: Callable[[str], float],
+    section_score: Callable[[Chunk], float] = lambda chunk: 0.0,
+) -> Chunk | None:
+    """The best passage of a span of ``chunks`` within ``cap`` characters, as one chunk
+    cited at the section it starts in; None when the span fits whole.
+
+    A block is worth what it holds of the query (``weigh``, 0 to 1) plus its section's score
+    (``section_score``, 0 to 1) times its share of ``cap``; the passage is the run of
+    consecutive blocks worth most (on ties: the one holding the seed section's start, then
+    the earliest). A passage that does not start at its section's heading is preceded by the
+    heading and ``[…]``; one that stops before the span ends is followed by ``[…]``. A block
+    longer than ``cap`` is weighed line by line (a line longer than ``cap`` is cut).
+    """
+    if _size(chunks) <= cap:
+        return None
+    pieces = [piece for block in blocks(chunks) for piece in _fitting(block, cap)]
+    if not pieces:
+        return None
+    worth = [weigh(b.text) + section_score(chunks[b.section]) * len(b.text) / cap for b in pieces]
+    seed_at = next((i for i, c in enumerate(chunks) if c.id == seed.id), 0)
+    seed_start = next((i for i, b in enumerate(pieces) if b.section == seed_at), 0)
+    best: tuple[tuple[float, bool, int], int, int] | None = None
+    for first in range(len(pieces)):
+        for last in range(first, len(pieces)):
+            if len(_passage(chunks, pieces, first, last)) > cap:
+                break
+            key = (round(sum(worth[first : last + 1]), 9), first <= seed_start <= last, -first)
+            if best is None or key > best[0]:
+                best = (key, first, last)
+    if best is None:  # not even one block fits beside its heading: the seed's first, cut
+        piece = pieces[seed_start]
+        return replace(
+            chunks[piece.section], text=piece.text[:cap], line=piece.line, end_line=piece.end_line
+        )
+    _, first, last = best
+    return replace(
+        chunks[pieces[first].section],
+        text=_passage(chunks, pieces, first, last),
+        line=pieces[first].line,
+        end_line=pieces[last].end_line,
+    )
+
+
+def blocks(chunks: Sequence[Chunk]) -> list[Block]:
+    """The blocks of consecutive sections, in order: text between blank lines outside code
+    fences, each section's heading lines a block of their own."""
+    found: list[Block] = []
+    for number, chunk in enumerate(chunks):
+        lines = markup.split_lines(chunk.text)
+        start: int | None = None
+        for index, outside in [*markup.outside_fences(lines), (len(lines), True)]:
+            blank = index == len(lines) or (outside and not lines[index].strip())
+            if start is not None and (blank or index == chunk.heading_lines):
+                text = "\n".join(lines[start:index])
+                found.append(Block(number, chunk.line + start, chunk.line + index - 1, text))
+                start = None
+            if not blank and start is None:
+                start = index
+    return found
+
+
+def _passage(chunks: Sequence[Chunk], pieces: Sequence[Block], first: int, last: int) -> str:
+    run = pieces[first : last + 1]
+    chunk = chunks[run[0].section]
+    parts: list[str] = []
+    if chunk.heading_lines and run[0].line >= chunk.line + chunk.heading_lines:
+        parts += ["\n".join(markup.split_lines(chunk.text)[: chunk.heading_lines]), MARK]
+    for previous, block in zip([None, *run], run, strict=False):
+        if previous is not None and block.line == previous.end_line + 1:
+            parts[-1] += "\n" + block.text  # lines of one block weighed apart
+        else:
+            parts.append(block.text)
+    if last < len(pieces) - 1:
+        parts.append(MARK)
+    return "\n\n".join(parts)
+
+
+def _fitting(block: Block, cap: int) -> list[Block]:
+    """``block``, or its lines when it is longer than ``cap`` (each cut to ``cap``)."""
+    if len(block.text) <= cap:
+        return [block]
+    return [
+        Block(block.section, block.line + i, block.line + i, line[:cap])
+        for i, line in enumerate(markup.split_lines(block.text))
+        if line.strip()
+    ]
+
+
+def _size(chunks: Sequence[Chunk]) -> int:
+    """Characters of a span's text (its sections joined as ``span_hit`` joins them)."""
+    return len("\n\n".join(c.text for c in chunks))
