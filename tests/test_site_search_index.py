@@ -10,7 +10,7 @@ from memsite.site.search_index import (
     exclude_navigation,
     read_documents,
     read_terms,
-    shard_key,
+    shard_file,
     trim,
     write_index,
 )
@@ -63,7 +63,7 @@ def test_the_browser_is_given_trimmed_documents_with_their_page_titles(tmp_path)
     terms = read_terms(site)
     assert terms["wombatstart"] == [1] and terms["ledger"] == [1]
     assert "quokkaend" not in terms  # past LONG_BODY_CHARS: not searchable
-    assert "the" not in terms and (site / "search/memsite/t" / f"{shard_key('ca')}.js").is_file()
+    assert "the" not in terms and (site / "search/memsite" / shard_file("cac")).is_file()
 
 
 def test_without_shards_materials_index_holds_the_trimmed_documents(tmp_path):

@@ -7,7 +7,7 @@ Material's search plugin wrote (``search/search_index.json``, one per page and o
 heading) become, under ``search/memsite/``:
 
 - ``keys.js``: the shard keys that exist, the number of documents and the block size;
-- ``t/HEX.js``: one shard per first two characters of a term: for each term, its postings
+- ``t/HEX.js``: one shard per first three characters of a term: for each term, its postings
   (document number as a delta from the previous one, and a BM25 weight made an integer);
 - ``d/N.js``: the documents in blocks of ``BLOCK``: location, title, page title and the
   start of the text, which is all a result shows.
@@ -137,35 +137,49 @@ def documents(index: dict[str, object]) -> list[Document]:
 
 
 def shard_key(term: str) -> str:
-    """The shard a term lives in: its first two characters, hex-encoded as a file name."""
-    return term[:2].encode("utf-8").hex()
+    """The shard a term lives in: its first three characters (``shardOf`` in the worker)."""
+    return term[:3]
+
+
+def shard_file(key: str) -> str:
+    """The file of a shard: its key's UTF-8 bytes in hex, so any letter makes a file name."""
+    return f"t/{key.encode('utf-8').hex()}.js"
 
 
 def postings(docs: list[Document]) -> dict[str, list[int]]:
     """For every term, ``[delta, weight, delta, weight, ...]`` over the documents holding it:
     BM25 over title (counted ``TITLE_WEIGHT`` times) and text, as integers."""
     counts: list[Counter[str]] = []
-    titled: list[set[str]] = []
+    titled: list[frozenset[str]] = []
     for doc in docs:
+        title = words(doc.title)
         count = Counter(words(doc.text))
-        titled.append(set(words(doc.title)))
-        for word in words(doc.title):
+        for word in title:
             count[word] += TITLE_WEIGHT
         counts.append(count)
+        titled.append(frozenset(title))
     total = len(counts) or 1
-    average = sum(sum(c.values()) for c in counts) / total or 1.0
+    lengths = [sum(count.values()) for count in counts]
+    average = sum(lengths) / total or 1.0
     frequency: Counter[str] = Counter()
     for count in counts:
         frequency.update(count.keys())
+    idf = {t: 10 * math.log(1 + (total - n + 0.5) / (n + 0.5)) for t, n in frequency.items()}
     found: dict[str, list[int]] = {}
     last: dict[str, int] = {}
     for number, count in enumerate(counts):
-        norm = K1 * (1 - B + B * sum(count.values()) / average)
+        norm = K1 * (1 - B + B * lengths[number] / average)
+        in_title = titled[number]
         for term, tf in count.items():
-            idf = math.log(1 + (total - frequency[term] + 0.5) / (frequency[term] + 0.5))
-            boost = TITLE_BOOST if term in titled[number] else 1
-            weight = max(1, min(999, round(10 * boost * idf * tf * (K1 + 1) / (tf + norm))))
-            found.setdefault(term, []).extend((number - last.get(term, 0), weight))
+            weight = round(idf[term] * tf * (K1 + 1) / (tf + norm))
+            if term in in_title:
+                weight *= TITLE_BOOST
+            weight = 1 if weight < 1 else 999 if weight > 999 else weight
+            posted = found.get(term)
+            if posted is None:
+                found[term] = [number, weight]
+            else:
+                posted += (number - last[term], weight)
             last[term] = number
     return found
 
@@ -176,7 +190,7 @@ def shard_files(docs: list[Document]) -> dict[str, str]:
     for term, posted in postings(docs).items():
         shards.setdefault(shard_key(term), {})[term] = posted
     files = {
-        f"t/{key}.js": f"self.__msShard({_js(key)},{_js(terms)})" for key, terms in shards.items()
+        shard_file(key): f"self.__msShard({_js(key)},{_js(terms)})" for key, terms in shards.items()
     }
     for start in range(0, len(docs), BLOCK):
         rows = [

@@ -34,7 +34,7 @@ function hex(text) {
 // Over http(s) the files are fetched in parallel and their JSON read without running them;
 // from file:// (the shim, where fetch cannot read files) each is run as a script in turn.
 const SHIM = typeof document !== "undefined";
-const CALL = /^self\.(__ms\w+)\(("[0-9a-f]*"|\d+),/;
+const CALL = /^self\.(__ms\w+)\(("[^"]*"|\d+),/;
 
 async function load(paths) {
   if (SHIM) {
@@ -61,47 +61,63 @@ function terms(query) {
   return [...new Set(kept.length ? kept : all)];
 }
 
+// A term's shard: its first three characters (a shorter term is its own shard). A query word
+// of two characters matches only that word: as a prefix it would match most of the index.
 function shardOf(term) {
-  return hex([...term].slice(0, 2).join(""));
+  return [...term].slice(0, 3).join("");
 }
 
 function postingsOf(term) {
   const shard = shards.get(shardOf(term)) || {};
+  if ([...term].length < 3) return term in shard ? [[term, shard[term]]] : [];
   return Object.keys(shard).filter((t) => t.startsWith(term)).map((t) => [t, shard[t]]);
 }
 
-async function search(query) {
+async function search(query, mine) {
   await ensureMeta();
   const wanted = terms(query);
   if (!wanted.length) return { items: [] };
   const missing = new Set(wanted.map(shardOf).filter((key) => keys.has(key) && !shards.has(key)));
-  await load([...missing].map((key) => `t/${key}.js`));
-  const score = new Float64Array(meta.count);
-  const matched = new Uint8Array(meta.count);
+  await load([...missing].map((key) => `t/${hex(key)}.js`));
+  if (mine !== latest) return null;  // a newer keystroke asks already
+  const count = meta.count;
+  const score = new Float64Array(count);
+  const matched = new Uint8Array(count);
+  const seen = new Int32Array(count);
+  const own = new Float64Array(count);
   const touched = [];
-  const best = new Map();  // the best expansion of the last term, for suggestions
+  const best = new Map();  // how often each expansion of the last term occurs: suggestions
   for (const [index, term] of wanted.entries()) {
-    const own = new Map();
+    const docs = [];
     for (const [expansion, posted] of postingsOf(term)) {
       const factor = expansion === term ? 1 : PREFIX_FACTOR;
       let number = 0;
       for (let i = 0; i < posted.length; i += 2) {
         number += posted[i];
         const weight = posted[i + 1] * factor;
-        if (!(own.get(number) >= weight)) own.set(number, weight);
+        if (seen[number] !== index + 1) {
+          seen[number] = index + 1;
+          own[number] = weight;
+          docs.push(number);
+        } else if (own[number] < weight) own[number] = weight;
       }
       if (index === wanted.length - 1) best.set(expansion, posted.length);
     }
-    for (const [number, weight] of own) {
+    for (const number of docs) {
       if (!matched[number]) touched.push(number);
       matched[number] += 1;
-      score[number] += weight;
+      score[number] += own[number];
     }
   }
-  touched.sort((a, b) => (matched[b] - matched[a]) || (score[b] - score[a]));
-  const top = touched.slice(0, LIMIT);
+  // The documents that hold the most of the query's words, best first
+  let most = 0;
+  for (const number of touched) if (matched[number] > most) most = matched[number];
+  const candidates = touched.filter((number) => matched[number] === most);
+  candidates.sort((a, b) => score[b] - score[a]);
+  const top = candidates.slice(0, LIMIT);
   const needed = [...new Set(top.map((n) => Math.floor(n / meta.block)))];
   await load(needed.filter((block) => !blocks.has(block)).map((block) => `d/${block}.js`));
+  if (mine !== latest) return null;
   const mark = new RegExp(`(^|[^\\p{L}\\p{N}])((?:${wanted.map(escape).join("|")})[\\p{L}\\p{N}]*)`, "giu");
   const items = top.map((number) => {
     const [location, title, page, text] = blocks.get(Math.floor(number / meta.block))[number % meta.block];
@@ -146,10 +162,10 @@ addEventListener("message", async (event) => {
   const mine = ++latest;
   let data;
   try {
-    data = await search(message.data);
+    data = await search(message.data, mine);
   } catch (err) {
     console.warn("memsite search failed:", err);
     data = { items: [] };
   }
-  if (mine === latest) postMessage({ type: RESULT, data });
+  if (data !== null && mine === latest) postMessage({ type: RESULT, data });
 });
