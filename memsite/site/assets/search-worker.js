@@ -21,7 +21,8 @@ let meta = null;
 const keys = new Set();
 const shards = new Map();
 const blocks = new Map();
-let latest = 0;
+let latest = 0;  // the newest query asked
+let shown = 0;  // the newest query answered: an older answer arriving later is dropped
 
 self.__msKeys = (value) => { meta = value; value.keys.forEach((k) => keys.add(k)); };
 self.__msShard = (key, terms) => { shards.set(key, terms); };
@@ -79,7 +80,7 @@ async function search(query, mine) {
   if (!wanted.length) return { items: [] };
   const missing = new Set(wanted.map(shardOf).filter((key) => keys.has(key) && !shards.has(key)));
   await load([...missing].map((key) => `t/${hex(key)}.js`));
-  if (mine !== latest) return null;  // a newer keystroke asks already
+  if (mine < shown) return null;
   const count = meta.count;
   const score = new Float64Array(count);
   const matched = new Uint8Array(count);
@@ -117,7 +118,7 @@ async function search(query, mine) {
   const top = candidates.slice(0, LIMIT);
   const needed = [...new Set(top.map((n) => Math.floor(n / meta.block)))];
   await load(needed.filter((block) => !blocks.has(block)).map((block) => `d/${block}.js`));
-  if (mine !== latest) return null;
+  if (mine < shown) return null;
   const mark = new RegExp(`(^|[^\\p{L}\\p{N}])((?:${wanted.map(escape).join("|")})[\\p{L}\\p{N}]*)`, "giu");
   const items = top.map((number) => {
     const [location, title, page, text] = blocks.get(Math.floor(number / meta.block))[number % meta.block];
@@ -167,5 +168,7 @@ addEventListener("message", async (event) => {
     console.warn("memsite search failed:", err);
     data = { items: [] };
   }
-  if (data !== null && mine === latest) postMessage({ type: RESULT, data });
+  if (data === null || mine < shown) return;
+  shown = mine;
+  postMessage({ type: RESULT, data });
 });
