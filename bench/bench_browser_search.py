@@ -136,6 +136,11 @@ def first_result(tab: object, url: str, query: str, whole: bool = False) -> floa
     (``whole``: the query pasted, then one key: the time to answer the whole query)."""
     tab.goto(url, wait_until="load")  # type: ignore[attr-defined]
     tab.evaluate(TIMER)  # type: ignore[attr-defined]
+    if url.startswith("file:"):
+        # From file:// Material's search starts only when the search box opens, and lunr then
+        # builds its index on the page's own thread, which holds the keystrokes back: the time
+        # counts from the click on the search box.
+        tab.evaluate("window.__typed = performance.now()")  # type: ignore[attr-defined]
     tab.click("input.md-search__input")  # type: ignore[attr-defined]
     if whole:
         tab.fill("input.md-search__input", query)  # type: ignore[attr-defined]
@@ -171,7 +176,7 @@ def time_site(browser: object, site: Path, query: str, rounds: int) -> str:
         server.shutdown()
         server.server_close()
     figures = ", ".join(f"{name} {min(times):.2f} s" for name, times in found.items())
-    return f"{figures} (best of {rounds}); file:// first page {local:.2f} s"
+    return f"{figures} (best of {rounds}); file:// first page, from the click {local:.2f} s"
 
 
 def time_pagefind(browser: object, site: Path, python: str, query: str, rounds: int) -> str:

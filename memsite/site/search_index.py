@@ -116,8 +116,11 @@ def trim(text: str, limit: int = LONG_BODY_CHARS) -> str:
 
 def words(text: str) -> list[str]:
     """The indexed words of an HTML text: lower case letters and digits, tags left out."""
-    plain = html.unescape(_TAG.sub(" ", text)).lower()
-    return [word for word in _WORD.findall(plain) if len(word) > 1 and word not in STOP_WORDS]
+    if "<" in text:
+        text = _TAG.sub(" ", text)
+    if "&" in text:
+        text = html.unescape(text)
+    return [w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOP_WORDS]
 
 
 def documents(index: dict[str, object]) -> list[Document]:
