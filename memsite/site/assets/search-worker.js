@@ -45,14 +45,19 @@ async function load(paths) {
   await Promise.all(paths.map(async (path) => {
     const source = await (await fetch(BASE + path)).text();
     const [head, name, key] = source.match(CALL);
-    self[name](JSON.parse(key), JSON.parse(source.slice(head.length, -1)));
+    if (name === "__msShard" || name === "__msDocs") {
+      self[name](JSON.parse(key), JSON.parse(source.slice(head.length, -1)));
+    }
   }));
 }
 
 let keysLoaded = null;
 function ensureMeta() {
-  if (keysLoaded === null) keysLoaded = SHIM ? load(["keys.js"]) : fetch(BASE + "keys.js")
-    .then((r) => r.text()).then((source) => self.__msKeys(JSON.parse(source.slice(source.indexOf("(") + 1, -1))));
+  if (keysLoaded === null) {
+    keysLoaded = SHIM ? load(["keys.js"]) : fetch(BASE + "keys.js")
+      .then((response) => response.text())
+      .then((source) => self.__msKeys(JSON.parse(source.slice(source.indexOf("(") + 1, -1))));
+  }
   return keysLoaded;
 }
 
