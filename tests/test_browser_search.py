@@ -34,7 +34,7 @@ FILLER = "the ledger rollup waits for the nightly batch before it reports totals
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
-    """A generated tree of 2,000 entries plus three decisions made for these tests, built
+    """A generated tree of 1,000 entries plus three decisions made for these tests, built
     with related entries on, served from 127.0.0.1."""
     import functools
     import http.server
@@ -45,8 +45,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object
     work = tmp_path_factory.mktemp("search")
     root = work / "memory"
     subprocess.run(
-        [sys.executable, str(REPO / "bench" / "corpus.py"), str(root), "--entries", "2000"]
-        + ["--days", "40"],
+        [sys.executable, str(REPO / "bench" / "corpus.py"), str(root), "--entries", "1000"]
+        + ["--days", "20"],
         check=True,
         stdout=subprocess.DEVNULL,
     )
