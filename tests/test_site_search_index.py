@@ -38,9 +38,10 @@ def test_generated_navigation_is_marked_for_materials_search_to_leave_out():
         '<p class="ms-related"><span>Related:</span> <a href="#x">Other</a></p>'
         '<p class="ms-supersedes">Supersedes <a href="#y">Old</a></p>'
         '<p class="ms-muted">kept</p><p class="ms-daynav">← previous</p>'
+        '<ul class="ms-nav"><li><a href="#z">Listed</a></li></ul>'
     )
     marked = exclude_navigation(html)
-    assert marked.count("data-search-exclude") == 3
+    assert marked.count("data-search-exclude") == 4
     assert '<p class="ms-muted">kept</p>' in marked
     assert exclude_navigation(marked) == marked  # marked once only
 

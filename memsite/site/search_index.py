@@ -42,7 +42,8 @@ TITLE_BOOST = 2
 K1, B = 1.2, 0.75
 # Generated navigation text (related entries, supersession lines, the day pager) names other
 # entries: indexed, a search for one entry's topic would return every entry that links to it.
-NAVIGATION_CLASSES = ("ms-related", "ms-superseded", "ms-supersedes", "ms-daynav")
+# ``ms-nav`` is for any other generated list of links a template adds (issue 12.4).
+NAVIGATION_CLASSES = ("ms-related", "ms-superseded", "ms-supersedes", "ms-daynav", "ms-nav")
 # The search worker drops the same words from a query (``STOP`` in search-worker.js).
 STOP_WORDS = frozenset(
     [
