@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -11,6 +12,7 @@ from click.testing import CliRunner
 
 from memsite import Memory
 from memsite.cli import cli
+from memsite.site.search_index import read_documents
 from memsite.site.workflows import render_workflow
 from memsite.store.tree import init_tree
 
@@ -58,7 +60,7 @@ def test_the_sample_builds_strict_with_every_kind_of_page(tmp_path, monkeypatch,
     assert (site / "persona.html").is_file() and list((site / "notes").rglob("*.html"))
     home = (site / "index.html").read_text("utf-8")
     assert "md-tabs" in home and 'data-md-color-scheme="slate"' in home  # tabs + palette toggle
-    search = (site / "search" / "search_index.json").read_text("utf-8")
+    search = json.dumps(read_documents(site))  # what the browser's search is given
     decision = next(e for e in Memory(sample).entries("decision"))
     assert f"decisions/index.html#{decision.id}" in search  # a section per entry, by its id
 
@@ -205,7 +207,7 @@ def test_plugin_options_in_mkdocs_yml_exclude_and_override_templates(tmp_path, m
     assert "Our tags" in (site / "tags" / "index.html").read_text("utf-8")
     assert not (site / "persona.html").exists() and not (site / "notes" / "notes").exists()
     assert (site / "notes" / "cold" / "adr").is_dir()  # only the excluded folder went
-    search = (site / "search" / "search_index.json").read_text("utf-8")
+    search = json.dumps(read_documents(site))
     assert "persona.html" not in search and "Who this agent is" not in search
     assert "Runbook" not in search
 

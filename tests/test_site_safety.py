@@ -13,7 +13,6 @@ import datetime as dt
 import functools
 import html.parser
 import http.server
-import json
 import os
 import re
 import threading
@@ -137,9 +136,10 @@ def scan_site(site: Path, images: bool = False) -> list[str]:
         page = path.read_text("utf-8")
         found += [f"{path.relative_to(site)}: {hit}" for hit in live(page, images)]
         found += [f"{path.relative_to(site)}: <title>{t}" for t in titles(page) if "<" in t]
-    index = json.loads((site / "search" / "search_index.json").read_text("utf-8"))
-    for doc in index["docs"]:
-        for key in ("title", "text"):
+    from memsite.site.search_index import read_documents
+
+    for doc in read_documents(site):  # what the browser's search is given
+        for key in ("title", "page_title", "text") if "page_title" in doc else ("title", "text"):
             found += [f"search {doc['location']} {key}: {hit}" for hit in live(doc[key])]
     return found
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +26,14 @@ from .indexes import NOTES_IN_NAV
 from .pages import Site, build_site
 from .render import Renderer
 from .safety import content_policy, find_leaks, plain_title, sanitize, with_policy
+from .search_index import exclude_navigation, write_index
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 STYLESHEET = "assets/memsite/memsite.css"
 SHIM = "assets/memsite/iframe-worker/shim.js"
+# Material's page configuration names its lunr worker; the sharded index has its own.
+MATERIAL_WORKER = re.compile(r'("search": "[^"]*?)assets/javascripts/workers/search\.\w+\.min\.js"')
+SEARCH_WORKER = "assets/memsite/search-worker.js"
 # ``memsite build/serve --root`` names the tree for a config that names another one.
 ROOT_VARIABLE = "MEMSITE_SITE_ROOT"
 EXTENSIONS = ["attr_list", "admonition", "tables", "md_in_html", "def_list"]
@@ -42,6 +47,7 @@ class MemsiteConfig(Config):
     allow_secrets = c.Type(bool, default=False)
     remote_images = c.Type(bool, default=False)
     notes_in_nav = c.Type(int, default=NOTES_IN_NAV)
+    search_shards = c.Type(bool, default=True)
 
 
 class MemsitePlugin(BasePlugin[MemsiteConfig]):
@@ -135,14 +141,26 @@ class MemsitePlugin(BasePlugin[MemsiteConfig]):
             return html_text
         if page.file.src_uri in self.titles:
             page.title = title_text(self.titles[page.file.src_uri])
-        return sanitize(html_text, images=self.config.remote_images)
+        return exclude_navigation(sanitize(html_text, images=self.config.remote_images))
 
     def on_post_page(self, output: str, page: Any, config: Any) -> str:
         output = plain_title(output, page.title, page.meta.get("title"), config.site_name)
-        return with_policy(output, self.policy)
+        return with_policy(self._worker(output), self.policy)
 
     def on_post_template(self, output: str, template_name: str, config: Any) -> str:
-        return with_policy(output, self.policy) if template_name.endswith(".html") else output
+        if not template_name.endswith(".html"):
+            return output
+        return with_policy(self._worker(output), self.policy)
+
+    def _worker(self, output: str) -> str:
+        """A page whose search box asks memsite's worker (the sharded index), not lunr's."""
+        if not self.config.search_shards:
+            return output
+        return MATERIAL_WORKER.sub(lambda m: f'{m.group(1)}{SEARCH_WORKER}"', output, count=1)
+
+    @event_priority(-50)  # after Material's search writes its index, before offline inlines it
+    def on_post_build(self, config: Any) -> None:
+        write_index(Path(config.site_dir), sharded=self.config.search_shards)
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
         server.watch(str(self.root))

@@ -1,0 +1,179 @@
+// memsite's search worker: answers Material's search box from the sharded index that
+// memsite/site/search_index.py writes under search/memsite/, loading only the shards of the
+// typed terms and the document blocks of the results shown (issue 12). It speaks Material's
+// worker protocol (SETUP 0, READY 1, QUERY 2, RESULT 3), so Material's search UI stays.
+// It runs as a Web Worker over http(s) and in the iframe-worker shim from file://, where
+// importScripts returns a promise: every call is awaited.
+"use strict";
+
+const SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
+const LIMIT = 30;
+const PREFIX_FACTOR = 0.6;
+const STOP = new Set(("a an and are as at be but by for from has have in is it its of on or " +
+  "that the this to was were will with").split(" "));
+const WORD = /[\p{L}\p{N}]+/gu;
+
+const scriptUrl = (typeof document !== "undefined" && document.querySelector("script[src]"))
+  ? document.querySelector("script[src]").src : self.location.href;
+const BASE = new URL("../../search/memsite/", scriptUrl.split("?")[0]).href;
+
+let meta = null;
+const keys = new Set();
+const shards = new Map();
+const blocks = new Map();
+let latest = 0;  // the newest query asked
+let shown = 0;  // the newest query answered: an older answer arriving later is dropped
+
+self.__msKeys = (value) => { meta = value; value.keys.forEach((k) => keys.add(k)); };
+self.__msShard = (key, terms) => { shards.set(key, terms); };
+self.__msDocs = (number, rows) => { blocks.set(number, rows); };
+
+function hex(text) {
+  return Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// Over http(s) the files are fetched in parallel and their JSON read without running them;
+// from file:// (the shim, where fetch cannot read files) each is run as a script in turn.
+const SHIM = typeof document !== "undefined";
+const CALL = /^self\.(__ms\w+)\(("[^"]*"|\d+),/;
+
+async function load(paths) {
+  if (SHIM) {
+    for (const path of paths) await importScripts(BASE + path);
+    return;
+  }
+  await Promise.all(paths.map(async (path) => {
+    const source = await (await fetch(BASE + path)).text();
+    const [head, name, key] = source.match(CALL);
+    if (name === "__msShard" || name === "__msDocs") {
+      self[name](JSON.parse(key), JSON.parse(source.slice(head.length, -1)));
+    }
+  }));
+}
+
+let keysLoaded = null;
+function ensureMeta() {
+  if (keysLoaded === null) {
+    keysLoaded = SHIM ? load(["keys.js"]) : fetch(BASE + "keys.js")
+      .then((response) => response.text())
+      .then((source) => self.__msKeys(JSON.parse(source.slice(source.indexOf("(") + 1, -1))));
+  }
+  return keysLoaded;
+}
+
+function terms(query) {
+  const all = (query.toLowerCase().match(WORD) || []).filter((t) => t.length > 1);
+  const kept = all.filter((t) => !STOP.has(t));
+  return [...new Set(kept.length ? kept : all)];
+}
+
+// A term's shard: its first three characters (a shorter term is its own shard). A query word
+// of two characters matches only that word: as a prefix it would match most of the index.
+function shardOf(term) {
+  return [...term].slice(0, 3).join("");
+}
+
+function postingsOf(term) {
+  const shard = shards.get(shardOf(term)) || {};
+  if ([...term].length < 3) return term in shard ? [[term, shard[term]]] : [];
+  return Object.keys(shard).filter((t) => t.startsWith(term)).map((t) => [t, shard[t]]);
+}
+
+async function search(query, mine) {
+  await ensureMeta();
+  const wanted = terms(query);
+  if (!wanted.length) return { items: [] };
+  const missing = new Set(wanted.map(shardOf).filter((key) => keys.has(key) && !shards.has(key)));
+  await load([...missing].map((key) => `t/${hex(key)}.js`));
+  if (mine < shown) return null;
+  const count = meta.count;
+  const score = new Float64Array(count);
+  const matched = new Uint8Array(count);
+  const seen = new Int32Array(count);
+  const own = new Float64Array(count);
+  const touched = [];
+  const best = new Map();  // how often each expansion of the last term occurs: suggestions
+  for (const [index, term] of wanted.entries()) {
+    const docs = [];
+    for (const [expansion, posted] of postingsOf(term)) {
+      const factor = expansion === term ? 1 : PREFIX_FACTOR;
+      let number = 0;
+      for (let i = 0; i < posted.length; i += 2) {
+        number += posted[i];
+        const weight = posted[i + 1] * factor;
+        if (seen[number] !== index + 1) {
+          seen[number] = index + 1;
+          own[number] = weight;
+          docs.push(number);
+        } else if (own[number] < weight) own[number] = weight;
+      }
+      if (index === wanted.length - 1) best.set(expansion, posted.length);
+    }
+    for (const number of docs) {
+      if (!matched[number]) touched.push(number);
+      matched[number] += 1;
+      score[number] += own[number];
+    }
+  }
+  // The documents that hold the most of the query's words, best first
+  let most = 0;
+  for (const number of touched) if (matched[number] > most) most = matched[number];
+  const candidates = touched.filter((number) => matched[number] === most);
+  candidates.sort((a, b) => score[b] - score[a]);
+  const top = candidates.slice(0, LIMIT);
+  const needed = [...new Set(top.map((n) => Math.floor(n / meta.block)))];
+  await load(needed.filter((block) => !blocks.has(block)).map((block) => `d/${block}.js`));
+  if (mine < shown) return null;
+  const mark = new RegExp(`(^|[^\\p{L}\\p{N}])((?:${wanted.map(escape).join("|")})[\\p{L}\\p{N}]*)`, "giu");
+  const items = top.map((number) => {
+    const [location, title, page, text] = blocks.get(Math.floor(number / meta.block))[number % meta.block];
+    const found = {};
+    for (const t of wanted) found[t] = matchesDoc(t, title + " " + text);
+    const item = { location, title: highlight(title, mark), text: highlight(text, mark),
+      score: score[number], terms: found };
+    // Material shows the item without a teaser when it is alone in its group, and links a
+    // group's page item to the top of the page: a header item with the page's title and the
+    // entry's own location keeps the teaser and lands every link on the entry (issue 12).
+    if (!location.includes("#")) return [item];
+    return [item, { location, title: page || title, text: "", score: score[number], terms: found }];
+  });
+  const suggest = [...best].sort((a, b) => b[1] - a[1]).slice(0, 1).map(([t]) => t);
+  return { items, suggest };
+}
+
+function escape(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function matchesDoc(term, text) {
+  return text.toLowerCase().includes(term);
+}
+
+// Marks query terms in an HTML text, leaving tags and entities whole.
+function highlight(text, mark) {
+  return text.split(/(<[^>]*>|&#?\w+;)/)
+    .map((part, i) => (i % 2 ? part : part.replace(mark, "$1<mark>$2</mark>")))
+    .join("");
+}
+
+if (!SHIM) ensureMeta();  // while the page loads
+
+addEventListener("message", async (event) => {
+  const message = event.data;
+  if (message.type === SETUP) {
+    postMessage({ type: READY });
+    return;
+  }
+  if (message.type !== QUERY) return;
+  const mine = ++latest;
+  let data;
+  try {
+    data = await search(message.data, mine);
+  } catch (err) {
+    console.warn("memsite search failed:", err);
+    data = { items: [] };
+  }
+  if (data === null || mine < shown) return;
+  shown = mine;
+  postMessage({ type: RESULT, data });
+});

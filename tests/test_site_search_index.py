@@ -1,0 +1,76 @@
+"""The site's sharded search index, without a browser (issue 12): what is indexed, what the
+browser is given, and that the files read back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memsite.site.search_index import (
+    exclude_navigation,
+    read_documents,
+    read_terms,
+    shard_file,
+    trim,
+    write_index,
+)
+from memsite.store.markup import LONG_BODY_CHARS
+
+
+def _site(tmp_path: Path, docs: list[dict[str, str]]) -> Path:
+    site = tmp_path / "site"
+    (site / "search").mkdir(parents=True)
+    index = {"config": {"lang": ["en"]}, "docs": docs}
+    (site / "search" / "search_index.json").write_text(json.dumps(index), "utf-8")
+    return site
+
+
+def test_a_long_text_is_trimmed_to_the_documented_size_never_inside_a_tag():
+    text = "a" * (LONG_BODY_CHARS - 3) + "<code>b</code> &amp; more"
+    cut = trim(text)
+    assert len(cut) <= LONG_BODY_CHARS + 2 and cut.endswith(" …")
+    assert "<co" not in cut and trim("short") == "short"
+    assert trim("x" * (LONG_BODY_CHARS - 2) + "&amp; tail").endswith("x …")
+
+
+def test_generated_navigation_is_marked_for_materials_search_to_leave_out():
+    html = (
+        '<p class="ms-related"><span>Related:</span> <a href="#x">Other</a></p>'
+        '<p class="ms-supersedes">Supersedes <a href="#y">Old</a></p>'
+        '<p class="ms-muted">kept</p><p class="ms-daynav">← previous</p>'
+        '<ul class="ms-nav"><li><a href="#z">Listed</a></li></ul>'
+    )
+    marked = exclude_navigation(html)
+    assert marked.count("data-search-exclude") == 4
+    assert '<p class="ms-muted">kept</p>' in marked
+    assert exclude_navigation(marked) == marked  # marked once only
+
+
+def test_the_browser_is_given_trimmed_documents_with_their_page_titles(tmp_path):
+    body = "wombatstart " + "ledger rollup " * (LONG_BODY_CHARS // 14 + 10) + "quokkaend"
+    docs = [
+        {"location": "decisions/index.html", "title": "Decision timeline", "text": ""},
+        {"location": "decisions/index.html#d1", "title": "Cache </script> totals", "text": body},
+    ]
+    site = _site(tmp_path, docs)
+    write_index(site)
+    index = json.loads((site / "search" / "search_index.json").read_text("utf-8"))
+    assert index["docs"] == [] and index["config"] == {"lang": ["en"]}  # nothing to fetch
+    shown = read_documents(site)
+    assert [d["location"] for d in shown] == ["decisions/index.html", "decisions/index.html#d1"]
+    assert shown[1]["page_title"] == "Decision timeline"
+    assert shown[1]["title"] == "Cache </script> totals"  # as Material wrote it, read back
+    assert "</script>" not in (site / "search" / "memsite" / "d" / "0.js").read_text("utf-8")
+    terms = read_terms(site)
+    assert terms["wombatstart"] == [1] and terms["ledger"] == [1]
+    assert "quokkaend" not in terms  # past LONG_BODY_CHARS: not searchable
+    assert "the" not in terms and (site / "search/memsite" / shard_file("cac")).is_file()
+
+
+def test_without_shards_materials_index_holds_the_trimmed_documents(tmp_path):
+    body = "wombatstart " + "x " * LONG_BODY_CHARS + "quokkaend"
+    site = _site(tmp_path, [{"location": "a.html#b", "title": "B", "text": body}])
+    write_index(site, sharded=False)
+    (doc,) = read_documents(site)
+    assert "wombatstart" in doc["text"] and "quokkaend" not in doc["text"]
+    assert not (site / "search" / "memsite").exists()
