@@ -252,6 +252,11 @@ def test_pre_tool_use_gives_the_governing_decision_once_per_file_and_never_block
     written(run, "session", "end")
     written(run, "session", "start", "Next")
     assert hook(hook_event(str(repo / "auth" / "tokens.py"))) != ""  # a new session: again
+    assert hook(hook_event(str(repo / "auth" / "tokens.py"))) == ""
+    compacting = {"hook_event_name": "PreCompact", "trigger": "auto", "session_id": "s"}
+    assert hook(compacting) == ""
+    # compaction rewrote the agent's context: what it was given before is gone, so again
+    assert hook(hook_event(str(repo / "auth" / "tokens.py"))) != ""
 
 
 def test_prime_lists_the_decisions_governing_the_session_files(run, repo: Path) -> None:

@@ -178,6 +178,9 @@ def record(
 
         def list_it(entry_id: str) -> None:
             context.checkpoints = [*context.checkpoints, entry_id][-KEEP:]
+            # the agent's context is compacted at a checkpoint: the memory it was given
+            # before an edit is no longer in it, so the next edit of that file gets it again
+            context.recalled = []
             context.updated = now.isoformat()
             hot.save(root, context)
 
