@@ -31,7 +31,7 @@ STYLESHEET = "assets/memsite/memsite.css"
 SHIM = "assets/memsite/iframe-worker/shim.js"
 # ``memsite build/serve --root`` names the tree for a config that names another one.
 ROOT_VARIABLE = "MEMSITE_SITE_ROOT"
-EXTENSIONS = ["attr_list", "admonition", "tables", "md_in_html", "def_list"]
+EXTENSIONS = ["attr_list", "admonition", "tables", "md_in_html", "def_list", "pymdownx.details"]
 
 
 class MemsiteConfig(Config):
