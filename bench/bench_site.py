@@ -4,13 +4,17 @@
     python bench/bench_site.py [OUT] --notes 1000
 
 
-Generates the tree with bench/corpus.py (once), then times, each in a fresh process:
-  memsite            `memsite build --strict` (the built-in config: Material, search, offline)
-                     with related links off, then on with no search index yet (as in CI on
-                     a fresh clone: the index is built first), then on with the index built
+Generates the tree with bench/corpus.py (once), then times, each in a fresh process and
+taking turns (``--rounds`` of: plain, memsite cold, plain, memsite warm), so that the load of
+a shared machine falls on both sides alike:
   plain              `mkdocs build` of the tree's own markdown files with the same theme,
                      plugins (search, offline) and markdown extensions, no memsite plugin
-and prints the times, their ratio to plain, the page counts and the search index sizes.
+  memsite cold       `memsite build --strict` (the built-in config: Material, search, offline,
+                     related links on) with no `.memsite/` cache, as on a fresh clone
+  memsite warm       the same with the cache the cold build left
+and prints each round's times and the ratio of each memsite build to the mean of the round's
+two plain builds (with the load average), the page counts and the search index sizes.
+``--related-off`` also times a build with related links off.
 
 With ``--notes N`` it builds a tree of N hand-written notes (20 folders, ~1 KB each) instead,
 once with every note in the nav (as before issue 15.11) and once with the plugin's default
@@ -32,10 +36,19 @@ HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
 
 
+CPU: list[float] = []  # CPU seconds (user + system) of each run() command, in order
+
+
 def run(command: list[str], cwd: Path) -> float:
+    """Wall seconds of one command in a fresh process (its CPU seconds go to ``CPU``: on a
+    machine shared with other jobs they move less than wall time does)."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     start = time.perf_counter()
-    subprocess.run(command, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL)
+    child = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    if os.waitstatus_to_exitcode(status):
+        sys.exit(f"{command[0]} failed")
+    CPU.append(usage.ru_utime + usage.ru_stime)
     return time.perf_counter() - start
 
 
@@ -128,6 +141,8 @@ def main() -> None:
     parser.add_argument("out", nargs="?", default=str(HERE / "out" / "site"))
     parser.add_argument("--entries", type=int, default=20000)
     parser.add_argument("--notes", type=int, default=0, help="time a tree of this many notes")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the four builds")
+    parser.add_argument("--related-off", action="store_true", help="also time related: false")
     args = parser.parse_args()
     out = Path(args.out).resolve()
     if args.notes:
@@ -159,24 +174,50 @@ def main() -> None:
         command = [str(BIN / "memsite"), "--root", str(tree), "build", "--strict"]
         return run([*command, "-f", "mkdocs.yml"], memsite_dir)
 
-    shutil.rmtree(out / ".memsite", ignore_errors=True)  # the search index cache
-    times = {
-        "memsite, related off": memsite(False),
-        "memsite, related on, no index yet": memsite(True),
-        "memsite, related on, index built": memsite(True),
-    }
-    index = memsite_dir / "site" / "search" / "search_index.json"
-    memsite_pages = sum(1 for _ in (memsite_dir / "site").rglob("*.html"))
-    plain_s = run([str(BIN / "mkdocs"), "build", "--site-dir", "site"], plain_dir)
-    plain_pages = sum(1 for _ in (plain_dir / "site").rglob("*.html"))
-    plain_index = plain_dir / "site" / "search" / "search_index.json"
+    def plain() -> float:
+        return run([str(BIN / "mkdocs"), "build", "--site-dir", "site"], plain_dir)
+
+    def cold() -> float:
+        shutil.rmtree(out / ".memsite", ignore_errors=True)  # a fresh clone: no cache
+        return memsite(True)
+
     files = sum(1 for _ in tree.rglob("*.md"))
-    print(f"tree: {files} markdown files, {args.entries} entries")
-    for name, seconds in times.items():
+    print(
+        f"tree: {files} markdown files, {args.entries} entries; {args.rounds} rounds of "
+        "plain, memsite cold, plain, memsite warm (related on)"
+    )
+    ratios: dict[str, list[float]] = {"cold": [], "warm": [], "cold cpu": [], "warm cpu": []}
+    for number in range(1, args.rounds + 1):
+        load = os.getloadavg()[0]
+        times = [plain(), cold(), plain(), memsite(True)]
+        cpu = CPU[-4:]
+        plain_s, plain_cpu = (times[0] + times[2]) / 2, (cpu[0] + cpu[2]) / 2
+        ratios["cold"].append(times[1] / plain_s)
+        ratios["warm"].append(times[3] / plain_s)
+        ratios["cold cpu"].append(cpu[1] / plain_cpu)
+        ratios["warm cpu"].append(cpu[3] / plain_cpu)
         print(
-            f"{name:36s} {seconds:6.1f} s  {seconds / plain_s:4.2f}x plain  {memsite_pages} pages"
+            f"round {number} (load {load:.1f} -> {os.getloadavg()[0]:.1f}): "
+            f"plain {times[0]:.1f} s, cold {times[1]:.1f} s, plain {times[2]:.1f} s, "
+            f"warm {times[3]:.1f} s: cold {ratios['cold'][-1]:.2f}x, "
+            f"warm {ratios['warm'][-1]:.2f}x of the mean plain; CPU seconds "
+            + ", ".join(f"{c:.1f}" for c in cpu)
+            + f": cold {ratios['cold cpu'][-1]:.2f}x, warm {ratios['warm cpu'][-1]:.2f}x",
+            flush=True,
         )
-    print(f"{'plain mkdocs build (Material)':36s} {plain_s:6.1f} s  {plain_pages} pages")
+    print(
+        "; ".join(
+            f"{name} {min(values):.2f}-{max(values):.2f}x plain" for name, values in ratios.items()
+        )
+    )
+    if args.related_off:
+        off = memsite(False)
+        print(f"memsite, related off: {off:.1f} s, {off / plain():.2f}x the plain build after it")
+    memsite_pages = sum(1 for _ in (memsite_dir / "site").rglob("*.html"))
+    plain_pages = sum(1 for _ in (plain_dir / "site").rglob("*.html"))
+    print(f"pages: memsite {memsite_pages}, plain {plain_pages}")
+    index = memsite_dir / "site" / "search" / "search_index.json"
+    plain_index = plain_dir / "site" / "search" / "search_index.json"
     print(
         f"search index: memsite {index.stat().st_size / 1e6:.1f} MB, "
         f"plain {plain_index.stat().st_size / 1e6:.1f} MB"

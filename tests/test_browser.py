@@ -151,3 +151,55 @@ def test_a_hostile_entry_never_runs(page, site):
     assert "<script>window.__pwned = 1</script>" in page.locator("article").inner_text()
     shot(page, "hostile")
     assert page.outside == []
+
+
+SESSION_PARTS = """(id) => {
+  const found = {files: [], links: [], todos: [], tops: []};
+  const heading = document.getElementById(id);
+  for (let node = heading.nextElementSibling; node && node.tagName !== "H3";
+       node = node.nextElementSibling) {
+    for (const li of node.querySelectorAll("li")) {
+      found.tops.push(li.getBoundingClientRect().top);
+      const code = li.querySelector("code");
+      const link = li.querySelector("a");
+      const badge = li.querySelector(".ms-badge");
+      if (code && !link) found.files.push(code.textContent);
+      if (link) found.links.push([badge ? badge.textContent : "", link.textContent,
+                                  link.getAttribute("href")]);
+      if (li.classList.contains("ms-todo"))
+        found.todos.push([li.textContent, getComputedStyle(li, "::before").content]);
+    }
+  }
+  return found;
+}"""
+
+
+def test_an_archived_session_renders_lists_and_linked_titles(page, site):
+    page.goto(site + "activity/2026-11-06.html")
+    entry = "2026-11-06-session-end-20261106-091035-postgres-session-store-schema"
+    page.locator(f"[id='{entry}']").scroll_into_view_if_needed()
+    shot(page, "archived-session")
+    parts = page.evaluate(SESSION_PARTS, entry)
+    assert parts["files"] == [
+        "services/auth/store/postgres.py",
+        "migrations/versions/0007_sessions.py",
+    ]
+    assert parts["links"] == [
+        [
+            "current",
+            "Store only a SHA-256 hash of each refresh token",
+            "../decisions/index.html#2026-11-06-store-only-a-sha-256-hash-of-each-refresh-token",
+        ],
+        [
+            "superseded",
+            "Rate limit login to 5 attempts per minute per account and IP pair",
+            "../decisions/index.html#2026-11-06-rate-limit-login-to-5-attempts-per-minute-per-account-and",
+        ],
+    ]
+    assert [text for text, _ in parts["todos"]] == [
+        "Write the backfill script that copies live Mongo sessions into Postgres",
+        "Ask dev whether migrations go through Alembic or hand-written SQL",
+    ]
+    assert all(box == '"☐"' for _, box in parts["todos"])  # a checklist, not bullets
+    assert len(set(parts["tops"])) == len(parts["tops"])  # one line each, none run together
+    assert page.errors == [] and page.outside == []

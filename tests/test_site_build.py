@@ -246,3 +246,41 @@ def test_init_ci_writes_a_workflow_that_checks_builds_strict_and_publishes(
     assert ("deploy-pages" in text) if kind == "github" else ("pages:" in text and "public" in text)
     again = CliRunner().invoke(cli, ["init", "--ci", kind])
     assert f"kept    {tmp_path / path}" in again.output
+
+
+# -- issue 12: cold builds, folded bodies ------------------------------------------------------
+
+
+def test_a_fresh_build_indexes_only_what_related_links_name(tmp_path, monkeypatch, sample):
+    cache = sample.parent / ".memsite"
+    assert not cache.exists()
+    code, output, site = build(tmp_path, monkeypatch, sample)
+    assert code == 0, output
+    # the related links came from an index of decisions, learnings and notes: the day logs'
+    # activities (19 chunks of 20 in a year) were not indexed for them
+    assert (cache / "related").is_dir() and not (cache / "index").exists()
+    timeline = (site / "decisions" / "index.html").read_text("utf-8")
+    assert timeline.count('class="ms-related"') >= 10
+
+
+def test_a_long_body_is_folded_with_a_configuration_that_names_no_extension(tmp_path, monkeypatch):
+    from memsite.store.markup import LONG_BODY_CHARS
+
+    root = tmp_path / "memory"
+    init_tree(root)
+    long = "A line of a long log.\n\n" * (LONG_BODY_CHARS // 20)
+    Memory(root).log("dumped the logs", None, "done", body=long, at="2026-03-21T14:05:00")
+    work = tmp_path / "work"
+    (work / "docs").mkdir(parents=True)
+    (work / "mkdocs.yml").write_text(
+        "site_name: Memory\ntheme:\n  name: material\n  font: false\n"
+        "plugins:\n  - search\n  - memsite:\n      root: ../memory\n      related: false\n",
+        "utf-8",
+    )
+    monkeypatch.chdir(work)
+    result = CliRunner().invoke(cli, ["build", "--strict"])
+    assert result.exit_code == 0, result.output
+    day = (work / "site" / "activity" / "2026-03-21" / "index.html").read_text("utf-8")
+    fold = day[day.index("<details") : day.index("</details>")]
+    assert "<summary>Long text: " in fold
+    assert fold.count("A line of a long log.") == LONG_BODY_CHARS // 20

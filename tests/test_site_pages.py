@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 
 import pytest
@@ -258,3 +259,127 @@ def test_an_empty_tree_still_has_every_index_page(tmp_path):
     uris = {page.uri for page in site.pages}
     assert {"index.md", "decisions/index.md", "tags/index.md", "learnings/index.md"} <= uris
     assert "No session yet" in site.page("index.md").markdown
+
+
+# -- sessions, day-log ids and long bodies (issue 12) ----------------------------------------
+
+
+def rendered(markdown_text: str) -> str:
+    """A generated page as the site's markdown extensions render it."""
+    import markdown
+
+    from memsite.site.builder import MARKDOWN_EXTENSIONS
+
+    names = [e if isinstance(e, str) else next(iter(e)) for e in MARKDOWN_EXTENSIONS]
+    return markdown.markdown(markdown_text, extensions=names)
+
+
+def archived_session(root: Path) -> dict[str, str]:
+    """A session that touched files, decided, learned nothing, left work pending and took a
+    checkpoint, then ended; a later decision supersedes the one it made."""
+    init_tree(root)
+    memory = Memory(root, author="ana")
+    ids = {}
+    memory.start_session("Move sessions to Postgres", at="2026-02-27T09:00:00")
+    memory.progress(
+        "Draft the migration", ["app/db.py", "migrations/0007.py"], at="2026-02-27T10:00"
+    )
+    ids["mongo"] = memory.decide(
+        "Keep sessions in MongoDB", why="Less change.", at="2026-02-27T11:00"
+    )
+    ids["dump"] = memory.decide(
+        "Dump sessions nightly", why="Backups first.", at="2026-02-27T11:30"
+    )
+    memory.pending_add("Write the backfill script", at="2026-02-27T12:00:00")
+    memory.checkpoint(summary="Schema drafted; backfill next.", at="2026-02-27T13:00:00")
+    ids["end"] = memory.end_session("Migration drafted", at="2026-02-27T18:00:00")
+    ids["pg"] = memory.decide(
+        "Move sessions to Postgres", why="One database.", supersedes=ids["mongo"], at="2026-03-20"
+    )
+    return ids
+
+
+def assert_session_as_lists(html: str, uri: str, ids: dict[str, str]) -> None:
+    assert "<li><code>app/db.py</code></li>" in html
+    assert "<li><code>migrations/0007.py</code></li>" in html
+    superseded = '<span class="ms-badge ms-badge--superseded">superseded</span>'
+    assert f'{superseded} <a href="{uri}#{ids["mongo"]}">Keep sessions in MongoDB</a>' in html
+    current = '<span class="ms-badge ms-badge--current">current</span>'
+    assert f'{current} <a href="{uri}#{ids["dump"]}">Dump sessions nightly</a>' in html
+    assert '<li class="ms-todo">Write the backfill script</li>' in html
+    assert "Schema drafted; backfill next." in html  # the checkpoint, with its summary
+    assert f"<p>- {ids['mongo']}" not in html and "- `app/db.py` -" not in html
+
+
+def test_the_last_archived_session_on_home_is_lists_and_linked_titles(tmp_path):
+    ids = archived_session(tmp_path / "memory")
+    home = build_site(tmp_path / "memory", NOW, related=False).page("index.md").markdown
+    html = rendered(home)
+    assert "Last session, archived Fri 27 February 2026" in html
+    assert_session_as_lists(html, "decisions/index.md", ids)
+
+
+def test_a_session_in_the_day_log_is_lists_and_linked_titles(tmp_path):
+    ids = archived_session(tmp_path / "memory")
+    day = build_site(tmp_path / "memory", NOW, related=False).page("activity/2026-02-27.md")
+    html = rendered(day.markdown)
+    end = html[html.index(f'id="{ids["end"]}"') :]
+    assert_session_as_lists(end, "../decisions/index.md", ids)
+
+
+def test_the_live_session_uses_the_same_lists(tmp_path):
+    root = tmp_path / "memory"
+    ids = archived_session(root)
+    memory = Memory(root)
+    memory.start_session("Finish the move", at="2026-03-20T12:00:00")
+    memory.progress("Port the store", ["app/store.py"], at="2026-03-20T12:30:00")
+    memory.pending_add("Delete the Mongo client", at="2026-03-20T12:40:00")
+    ids["new"] = memory.decide("Drop the Mongo driver", why="Unused now.", at="2026-03-20T13:00")
+    html = rendered(build_site(root, NOW, related=False).page("index.md").markdown)
+    assert "<li><code>app/store.py</code></li>" in html
+    assert '<li class="ms-todo">Delete the Mongo client</li>' in html
+    assert (
+        f'current</span> <a href="decisions/index.md#{ids["new"]}">Drop the Mongo driver</a>'
+        in html
+    )
+
+
+def test_ids_in_the_day_log_link_to_their_entries(tmp_path):
+    ids = archived_session(tmp_path / "memory")
+    day = build_site(tmp_path / "memory", NOW, related=False).page("activity/2026-02-27.md")
+    html = rendered(day.markdown)
+    # the warm-log pointer a decision leaves: its id is a link to the decision, with its status
+    link = f'<a href="../decisions/index.md#{ids["dump"]}"><code>{ids["dump"]}</code></a>'
+    assert "<strong>decision:</strong> " in html and link in html
+    assert (
+        '<span class="ms-badge ms-badge--superseded">superseded</span> <a href="../decisions'
+        in html
+    )
+
+
+def test_a_long_body_is_folded_on_its_day_page_and_kept_whole_on_disk(tmp_path):
+    from memsite.site.safety import sanitize
+    from memsite.store.markup import LONG_BODY_CHARS
+
+    root = tmp_path / "memory"
+    init_tree(root)
+    memory = Memory(root)
+    long = "\n\n".join(f"Paragraph {n}: {HOSTILE}" for n in range(LONG_BODY_CHARS // 80))
+    assert len(long) > LONG_BODY_CHARS
+    folded = memory.log(
+        "dumped the logs", {"lines": "9000"}, "done", body=long, at="2026-03-21T14:05"
+    )
+    memory.log("short one", None, "done", body="Short and shown.", at="2026-03-21T15:00")
+    day = build_site(root, NOW, related=False).page("activity/2026-03-21.md")
+    html = sanitize(rendered(day.markdown))
+    fold = html[html.index(f'id="{folded}"') :]
+    fold = fold[fold.index("<details") : fold.index("</details>")]
+    assert f"Long text: {len(long):,} characters" in fold
+    assert "Paragraph 0:" in fold and f"Paragraph {LONG_BODY_CHARS // 80 - 1}:" in fold
+    # hostile text inside the fold is shown as text, as everywhere else (issue 15)
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in fold or "&lt;script&gt;" in fold
+    assert "<script" not in html and "<img" not in html
+    assert not re.search(r"<[^>]*\son\w+=", html) and 'href="javascript:' not in html
+    short = html[html.index("Short and shown.") - 200 :]
+    assert "<details" not in short  # a short body is shown as it is
+    assert long in (root / "warm" / "2026-03-21.md").read_text("utf-8")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import datetime as dt
 import heapq
 import re
 from collections.abc import Sequence
@@ -17,9 +18,20 @@ from whoosh.query import And, Or, Term
 
 from ..errors import NotFound
 from . import semantic
+from .chunks import Chunk, chunk_file
 from .index_documents import record_documents, stored_chunk
 from .index_search import RECORD_POOL, Vectors, plain
 from .ranking import Hit, Span, span_hit
+
+KINDS = ("decision", "learning", "note")  # what a related link names
+RELATED_INDEX = "related"  # the cache folder of the index of those records only
+
+
+def record_chunks(path: str, text: str, *, fallback_date: dt.date | None = None) -> list[Chunk]:
+    """The chunks of a file that related entries are looked for among (``KINDS``): an index
+    of these answers ``related_many`` for a site without indexing the day logs' activities,
+    which are 19 chunks of 20 in a year of memory and never a related link (issue 12)."""
+    return [c for c in chunk_file(path, text, fallback_date=fallback_date) if c.kind in KINDS]
 
 
 def related(  # type: ignore[no-untyped-def]

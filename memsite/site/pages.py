@@ -18,8 +18,9 @@ from typing import Any
 
 from ..errors import MemsiteError
 from ..store.format import classify
+from ..store.markup import LONG_BODY_CHARS
 from ..store.model import Entry
-from . import charts, indexes
+from . import charts, indexes, sessions
 from .code import code_page, commit_url
 from .material import (
     Link,
@@ -82,6 +83,8 @@ class _Builder:
             href=href,
             view=self.view,
             linked=self.tree.links.get,
+            referenced=self.referenced,
+            long_body=LONG_BODY_CHARS,
             day_uri=day_uri,
             now=self.now,
             page_uri=uri,
@@ -95,6 +98,13 @@ class _Builder:
         page = Page(uri, title, markdown, in_nav)
         self.pages.append(page)
         return page
+
+    def referenced(self, value: str) -> sessions.Named | None:
+        """The decision or learning a day-log value names by its id, if the site has it."""
+        entry = self.tree.by_id.get(value.strip())
+        if entry is None or entry.kind not in ("decision", "learning"):
+            return None
+        return sessions.named(self.tree, [entry.id])[0]
 
     def view(self, entry: Entry) -> dict[str, Any]:
         """An entry with what the templates show around it."""
@@ -200,8 +210,15 @@ def _home(
                 stale = max((now.date() - updated.date()).days, 1)
         except ValueError:
             updated = None
-    sessions = _sessions(activities)
-    last_session = sessions[-1] if sessions else None
+    archives = _sessions(activities)
+    last_session = archives[-1] if archives else None
+    marks = sessions.by_session(activities)
+    if context is not None:
+        session: sessions.SessionView | None = sessions.live(tree, context, marks)
+    elif last_session is not None:
+        session = sessions.archived(tree, last_session, marks)
+    else:
+        session = None
     all_days = [e.date for e in tree.entries if e.kind != "note"]
     weeks = charts.weekly_counts(all_days, now.date())
     builder.add(
@@ -211,6 +228,7 @@ def _home(
         context=context,
         stale_days=stale,
         last_session=last_session,
+        session=session,
         decisions=decisions[:latest],
         learnings=learnings[:latest],
         chart=charts.week_chart(weeks),
@@ -257,7 +275,8 @@ def _activity(
     for entry in sorted([*decisions, *learnings], key=lambda e: (e.date, e.line)):
         cold_by_day[entry.date].append(entry)
     days = sorted(set(by_day) | set(cold_by_day), reverse=True)
-    today = builder.now.date()
+    today, tree = builder.now.date(), builder.tree
+    marks = sessions.by_session(activities)
     end = today if days and (today - days[0]).days < 365 else (days[0] if days else today)
     counts = {day: len(by_day[day]) + len(cold_by_day[day]) for day in days}
     months = [
@@ -280,6 +299,7 @@ def _activity(
             title=f"{day:%a} {day.day} {day:%B %Y}",
             day=day,
             sessions=_sessions(by_day[day], also=("checkpoint",)),
+            archives={e.id: sessions.archived(tree, e, marks) for e in _sessions(by_day[day])},
             entries=by_day[day],
             cold=cold_by_day[day],
             newer=days[position - 1] if position > 0 else None,

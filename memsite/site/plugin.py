@@ -36,7 +36,7 @@ MATERIAL_WORKER = re.compile(r'("search": "[^"]*?)assets/javascripts/workers/sea
 SEARCH_WORKER = "assets/memsite/search-worker.js"
 # ``memsite build/serve --root`` names the tree for a config that names another one.
 ROOT_VARIABLE = "MEMSITE_SITE_ROOT"
-EXTENSIONS = ["attr_list", "admonition", "tables", "md_in_html", "def_list"]
+EXTENSIONS = ["attr_list", "admonition", "tables", "md_in_html", "def_list", "pymdownx.details"]
 
 
 class MemsiteConfig(Config):
