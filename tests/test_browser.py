@@ -3,11 +3,7 @@ machine, nothing logs an error, and a hostile entry never runs. Screenshots go t
 
 from __future__ import annotations
 
-import functools
-import http.server
-import os
 import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -17,33 +13,15 @@ from click.testing import CliRunner
 
 from memsite import Memory
 from memsite.cli import cli
+from tests.browsing import chromium, require_chromium, serve
 
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parent.parent
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO / "artifacts"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 HOSTILE = '<script>window.__pwned = 1</script> <img src=x onerror="window.__pwned = 2">'
 
-if not CHROMIUM.exists():
-    if os.environ.get("MEMSITE_REQUIRE_BROWSER"):  # .ci/run sets it: CI must not skip these
-        pytest.fail(
-            "MEMSITE_REQUIRE_BROWSER is set but /usr/bin/chromium is missing", pytrace=False
-        )
-    pytest.skip("Chromium is not installed at /usr/bin/chromium", allow_module_level=True)
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
+require_chromium()
 
 
 @pytest.fixture(scope="module")
@@ -57,24 +35,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         cli, ["--root", str(root), "build", "--strict", "--site-dir", str(work / "site")]
     )
     assert result.exit_code == 0, result.output
-    handler = functools.partial(_Quiet, directory=str(work / "site"))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    thread.join()
-    server.server_close()
+    with serve(work / "site") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as browser:
+        yield browser
 
 
 @pytest.fixture

@@ -16,7 +16,10 @@ import pytest
 
 from memsite import Memory
 from memsite.store.markup import LONG_BODY_CHARS
-from tests.test_browser import ARGS, CHROMIUM, REPO, _Quiet  # noqa: F401  (skips, fails in CI)
+from tests.browsing import chromium, require_chromium, serve
+
+REPO = Path(__file__).resolve().parent.parent
+require_chromium()
 
 pytestmark = pytest.mark.browser
 
@@ -36,10 +39,6 @@ FILLER = "the ledger rollup waits for the nightly batch before it reports totals
 def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
     """A generated tree of 1,000 entries plus three decisions made for these tests, built
     with related entries on, served from 127.0.0.1."""
-    import functools
-    import http.server
-    import threading
-
     from memsite.site.builder import build
 
     work = tmp_path_factory.mktemp("search")
@@ -62,24 +61,14 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object
         ),
     }
     site = build(root, site_dir=work / "site")
-    handler = functools.partial(_Quiet, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield {"site": site, "http": f"http://127.0.0.1:{server.server_address[1]}/", "ids": ids}
-    server.shutdown()
-    thread.join()
-    server.server_close()
+    with serve(site) as url:
+        yield {"site": site, "http": url, "ids": ids}
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as browser:
+        yield browser
 
 
 @pytest.fixture

@@ -131,12 +131,16 @@ def redact(text: str) -> tuple[str, list[Redaction]]:
     escape (``ghp\\_…``) or an HTML entity (``&#103;hp_…``) shows as the plain token on the
     site, so it is found and redacted too (issue 15.6).
     """
-    rendered, starts, ends = _as_rendered(text)
-    if rendered == text:
+    if not _ENCODED.search(text):  # nothing renders otherwise than it is written
         return _redact_plain(text)
+    matches = _matches(_ENCODED.sub(_shown, text))
+    if not matches:  # the common case: no secret, so no map of characters is needed
+        return text, []
+    rendered, starts, ends = _as_rendered(text)
+    matches = _matches(rendered)
     found: list[Redaction] = []
     hits: list[tuple[int, int, str]] = []
-    for kind, match in _matches(rendered):
+    for kind, match in matches:
         prefix = match.group("prefix") if "prefix" in match.groupdict() else ""
         start, end = starts[match.start()], ends[match.end() - 1]
         found.append(Redaction(kind, text.count("\n", 0, start) + 1))
@@ -181,6 +185,11 @@ _ENCODED = re.compile(
 )
 
 
+def _shown(found: re.Match[str]) -> str:
+    """What one escape or character reference shows as."""
+    return found.group(1) or html.unescape(found.group(0))
+
+
 def _as_rendered(text: str) -> tuple[str, list[int], list[int]]:
     """``text`` with markdown backslash escapes and HTML character references resolved, as a
     reader of the site sees it, and for each of its characters the span it came from."""
@@ -193,8 +202,7 @@ def _as_rendered(text: str) -> tuple[str, list[int], list[int]]:
             out.append(text[index])
             starts.append(index)
             ends.append(index + 1)
-        shown = found.group(1) or html.unescape(found.group(0))
-        for char in shown:
+        for char in _shown(found):
             out.append(char)
             starts.append(found.start())
             ends.append(found.end())
