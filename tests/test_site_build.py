@@ -284,3 +284,26 @@ def test_a_long_body_is_folded_with_a_configuration_that_names_no_extension(tmp_
     fold = day[day.index("<details") : day.index("</details>")]
     assert "<summary>Long text: " in fold
     assert fold.count("A line of a long log.") == LONG_BODY_CHARS // 20
+
+
+def test_the_related_index_reuses_what_the_build_parsed_and_only_while_it_is_current(sample):
+    from collections import defaultdict
+
+    from memsite.search.index_related import chunker_of, record_chunks
+    from memsite.store.tree import read_tree
+
+    read = read_tree(sample)
+    by_path = defaultdict(list)
+    for entry in read.parsed.entries:
+        by_path[entry.path].append(entry)
+    parsed = {rel: (text, by_path.get(rel, [])) for rel, text in read.texts.items()}
+    chunker = chunker_of(parsed)
+    for rel, text in read.texts.items():  # each file parsed once, the same chunks
+        assert chunker(rel, text) == record_chunks(rel, text), rel
+    # a file written after the build read it is parsed again, not taken from the stale read
+    rel = "cold/decisions.md"
+    newer = read.texts[rel] + (
+        "\n## 2026-11-30 — Pin the argon2 parameters in settings\n\n- **Why:** Drift.\n"
+    )
+    headings = [c.heading for c in chunker(rel, newer)]
+    assert "2026-11-30 — Pin the argon2 parameters in settings" in headings

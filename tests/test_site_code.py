@@ -112,13 +112,18 @@ def test_the_code_page_lists_each_path_with_its_decisions_newest_first(
 def test_a_day_page_shows_the_commits_of_its_entries(tree) -> None:
     root, ids = tree
     day = build_site(root, NOW, related=False, repo_url=REPO_URL).page("activity/2026-03-20.md")
-    commits = day.markdown.split("## Commits {: .ms-nav }\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    commits = (
+        day.markdown.split("## Commits {: .ms-nav }\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    )
     assert commits == [
         f"- [`{HASH[:12]}`]({REPO_URL}/commit/{HASH}) [ran the migration](2026-03-20.md#{ids['ran']})"
     ]
     other = build_site(root, NOW, related=False).page("activity/2026-03-02.md").markdown
     learned = f"../learnings/database.md#{ids['learn']}"
-    assert f"## Commits {{: .ms-nav }}\n\n- `v1.2` [Bulk deletes bloat the table]({learned})\n" in other
+    assert (
+        f"## Commits {{: .ms-nav }}\n\n- `v1.2` [Bulk deletes bloat the table]({learned})\n"
+        in other
+    )
 
 
 def test_mkdocs_repo_url_reaches_the_built_pages(tree, tmp_path: Path, monkeypatch) -> None:
@@ -140,7 +145,9 @@ def test_mkdocs_repo_url_reaches_the_built_pages(tree, tmp_path: Path, monkeypat
     assert f'href="{REPO_URL}/commit/{HASH}"' in html
     assert "&lt;img src=x" in html and "<img" not in html  # the path shows as text, inert
     # a day's lists of commits and of what was decided repeat its entries: not searched
-    day = [d for d in read_documents(work / "site") if d["location"].startswith("activity/2026-03-20")]
+    day = [
+        d for d in read_documents(work / "site") if d["location"].startswith("activity/2026-03-20")
+    ]
     assert any(ids["ran"] in d["location"] for d in day)  # the log entry itself is
     assert not any(d["title"] in ("Commits", "Decided and learned") for d in day)
     assert HASH[:12] not in json.dumps(day)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..store import markup
@@ -73,8 +73,15 @@ class Chunk:
             object.__setattr__(self, "body", ID_LINE.sub("", "\n".join(lines)).strip())
 
 
-def chunk_file(path: str, text: str, *, fallback_date: dt.date | None = None) -> list[Chunk]:
-    """Split one file of the tree into chunks (``persona.md`` gives none)."""
+def chunk_file(
+    path: str,
+    text: str,
+    *,
+    fallback_date: dt.date | None = None,
+    entries: Sequence[Entry] | None = None,
+) -> list[Chunk]:
+    """Split one file of the tree into chunks (``persona.md`` gives none). ``entries``, when
+    given, are ``parse_entries`` of this very text, already read (the site's build has)."""
     text = markup.normalize_newlines(text.removeprefix("\ufeff"))
     kind = classify(path)
     if kind.kind == "persona" or not text.strip():
@@ -84,7 +91,8 @@ def chunk_file(path: str, text: str, *, fallback_date: dt.date | None = None) ->
     if kind.kind == "note":
         found = [h for h in headings(text) if h.level <= SPLIT_LEVEL]
         return _note_chunks(path, lines, found, kind.tier, file_date)
-    entries = parse_entries(text, path, fallback_date=fallback_date).entries
+    if entries is None:
+        entries = parse_entries(text, path, fallback_date=fallback_date).entries
     long_ones = any(_size(lines, e.line - 1, e.end_line) > SPLIT_OVER for e in entries)
     found = [h for h in headings(text) if h.level <= SPLIT_LEVEL] if long_ones else []
     title = _file_title(lines, path, kind.kind, kind.day)

@@ -9,7 +9,7 @@ import contextlib
 import datetime as dt
 import heapq
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from whoosh import classify
 from whoosh.query import And, Or, Term
 
 from ..errors import NotFound
+from ..store.model import Entry
 from . import semantic
 from .chunks import Chunk, chunk_file
 from .index_documents import record_documents, stored_chunk
@@ -27,11 +28,32 @@ KINDS = ("decision", "learning", "note")  # what a related link names
 RELATED_INDEX = "related"  # the cache folder of the index of those records only
 
 
-def record_chunks(path: str, text: str, *, fallback_date: dt.date | None = None) -> list[Chunk]:
+def record_chunks(
+    path: str,
+    text: str,
+    *,
+    fallback_date: dt.date | None = None,
+    entries: Sequence[Entry] | None = None,
+) -> list[Chunk]:
     """The chunks of a file that related entries are looked for among (``KINDS``): an index
     of these answers ``related_many`` for a site without indexing the day logs' activities,
-    which are 19 chunks of 20 in a year of memory and never a related link (issue 12)."""
-    return [c for c in chunk_file(path, text, fallback_date=fallback_date) if c.kind in KINDS]
+    which are 19 chunks of 20 in a year of memory and never a related link (issue 12).
+    ``entries``: the file's entries when the caller parsed this text already."""
+    chunks = chunk_file(path, text, fallback_date=fallback_date, entries=entries)
+    return [c for c in chunks if c.kind in KINDS]
+
+
+def chunker_of(parsed: Mapping[str, tuple[str, Sequence[Entry]]]) -> Callable[..., list[Chunk]]:
+    """``record_chunks`` that reuses the entries of files already parsed (``parsed``: text
+    and entries by path, as the site's build read them) when the text is still the same:
+    a fresh build then parses each day log once, not twice."""
+
+    def chunker(path: str, text: str, *, fallback_date: dt.date | None = None) -> list[Chunk]:
+        known = parsed.get(path)
+        entries = known[1] if known is not None and known[0] == text else None
+        return record_chunks(path, text, fallback_date=fallback_date, entries=entries)
+
+    return chunker
 
 
 def related(  # type: ignore[no-untyped-def]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
@@ -92,7 +92,9 @@ def permalink(entry: Entry) -> Link:
 Lookup = Callable[[str, int], Iterable[Any]]
 
 
-def index_lookup(root: Path, ids: list[str]) -> tuple[Lookup | None, Callable[[], None]]:
+def index_lookup(
+    root: Path, ids: list[str], parsed: Mapping[str, tuple[str, Sequence[Entry]]] | None = None
+) -> tuple[Lookup | None, Callable[[], None]]:
     """The related-entries lookup, opened once for the whole build (a year of memory asks
     it a thousand times), and how to close it.
 
@@ -100,13 +102,14 @@ def index_lookup(root: Path, ids: list[str]) -> tuple[Lookup | None, Callable[[]
     kept in the cache beside the search index: a fresh clone's build indexes ~1,000
     records rather than the ~20,000 chunks of a year, most of them day-log activities
     (issue 12); a warm build asks the same index, so related links never depend on which
-    caches a machine holds.
+    caches a machine holds. ``parsed`` (text and entries by path, as the build read them)
+    spares the index parsing the same files again.
     """
     from ..search.index import SearchIndex
-    from ..search.index_related import RELATED_INDEX, record_chunks
+    from ..search.index_related import RELATED_INDEX, chunker_of
 
     # a batch API (ids -> hits) refreshes once and shares one filter across queries
-    index = SearchIndex(root, name=RELATED_INDEX, chunker=record_chunks)
+    index = SearchIndex(root, name=RELATED_INDEX, chunker=chunker_of(parsed or {}))
     batch: dict[str, list[Any]] = {}
 
     def lookup(entry_id: str, limit: int) -> list[Any]:
@@ -173,9 +176,14 @@ def read_material(root: Path, exclude: tuple[str, ...], related: bool | Lookup) 
         if entry.kind == "decision" and entry.supersedes:
             superseded_by[entry.supersedes.strip()].append(entry.id)
     wanted = [e.id for e in entries if e.kind in ("decision", "learning")]
-    lookup, close = (
-        index_lookup(root, wanted) if related is True else (related or None, lambda: None)
-    )
+    if related is True:
+        by_path: dict[str, list[Entry]] = defaultdict(list)
+        for entry in read.parsed.entries:
+            by_path[entry.path].append(entry)
+        parsed = {rel: (text, by_path.get(rel, [])) for rel, text in read.texts.items()}
+        lookup, close = index_lookup(root, wanted, parsed)
+    else:
+        lookup, close = related or None, lambda: None
     related_links: dict[str, list[Link]] = {}
     if lookup is not None:
         try:
