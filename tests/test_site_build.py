@@ -307,3 +307,33 @@ def test_the_related_index_reuses_what_the_build_parsed_and_only_while_it_is_cur
     )
     headings = [c.heading for c in chunker(rel, newer)]
     assert "2026-11-30 — Pin the argon2 parameters in settings" in headings
+
+
+def test_a_warm_build_keeps_the_related_links_until_the_memory_changes(
+    tmp_path, monkeypatch, sample
+):
+    from memsite.search.index import SearchIndex
+
+    asked: list[int] = []
+    real = SearchIndex.related_many
+
+    def counted(self, ids, *args, **kwargs):
+        asked.append(len(ids))
+        return real(self, ids, *args, **kwargs)
+
+    monkeypatch.setattr(SearchIndex, "related_many", counted)
+    code, output, site = build(tmp_path, monkeypatch, sample)
+    assert code == 0, output
+    assert asked  # the first build asks the index
+    first = (site / "decisions" / "index.html").read_text("utf-8")
+    assert first.count('class="ms-related"') >= 10
+    asked.clear()
+    code, output, site = build(tmp_path, monkeypatch, sample)  # nothing changed: reused
+    assert code == 0, output
+    assert asked == [] and (site / "decisions" / "index.html").read_text("utf-8") == first
+    Memory(sample).decide("Rotate the argon2 pepper yearly", why="Key hygiene for passwords.")
+    code, output, site = build(tmp_path, monkeypatch, sample)  # the memory changed: asked
+    assert code == 0, output
+    assert asked and "Rotate the argon2 pepper yearly" in (
+        site / "decisions" / "index.html"
+    ).read_text("utf-8")

@@ -107,6 +107,7 @@ def index_lookup(
     """
     from ..search.index import SearchIndex
     from ..search.index_related import RELATED_INDEX, chunker_of
+    from .related_cache import answers
 
     # a batch API (ids -> hits) refreshes once and shares one filter across queries
     index = SearchIndex(root, name=RELATED_INDEX, chunker=chunker_of(parsed or {}))
@@ -114,7 +115,7 @@ def index_lookup(
 
     def lookup(entry_id: str, limit: int) -> list[Any]:
         if not batch:
-            batch.update(index.related_many(ids, limit=limit))
+            batch.update(answers(index, ids, limit))  # kept between builds while current
         return batch.get(entry_id, [])
 
     return lookup, index.close
