@@ -163,3 +163,41 @@ def test_a_cut_hit_claims_only_the_lines_it_returns(long_notes: Path) -> None:
         chunks = chunk_file(hit.path, (long_notes / hit.path).read_text())
         context = Labelled("q", (f"{hit.path}#Context",))
         assert judge(context, [hit], 5, lambda p, c=chunks: c).found == 0
+
+
+def brute_force(chunk: Chunk, cap: int, weigh) -> str | None:  # type: ignore[no-untyped-def]
+    """Every run of blocks measured by writing it out: what ``trim`` must choose."""
+    from memsite.search.passages import _fitting, _passage, blocks
+
+    pieces = [p for b in blocks([chunk]) for p in _fitting(b, cap)]
+    worth = [weigh(p.text) for p in pieces]
+    best = None
+    for first in range(len(pieces)):
+        for last in range(first, len(pieces)):
+            if len(_passage([chunk], pieces, first, last)) > cap:
+                break
+            key = (round(sum(worth[first : last + 1]), 9), first == 0 or first <= 0 <= last, -first)
+            if best is None or key > best[0]:
+                best = (key, first, last)
+    return None if best is None else _passage([chunk], pieces, best[1], best[2])
+
+
+@pytest.mark.parametrize("cap", [120, 300, 500, 700])
+def test_the_passage_kept_is_the_best_run_of_blocks_that_fits(cap: int) -> None:
+    parts = ["## Decision", filler(1, 250), "one line\nnext line\nzebrafish line", filler(2, 90)]
+    parts += ["```\nzebrafish = 1\n\nqueue = 2\n```", filler(3, 400), "zebrafish again", "end"]
+    chunk = section_of("\n\n".join(parts))
+    weigh = lambda t: t.count("zebrafish") / 3  # noqa: E731
+    cut = trim([chunk], chunk, cap, weigh)
+    assert cut is not None and len(cut.text) <= cap
+    assert cut.text == brute_force(chunk, cap, weigh)
+
+
+def test_a_body_of_thousands_of_short_lines_is_cut_and_keeps_the_query() -> None:
+    # one block of 30,000 short lines: every line a piece; measuring every run by writing
+    # it out took minutes (found by the hostile-text round trip)
+    lines = [f"row {i} {WORDS[i % len(WORDS)]}" for i in range(30_000)]
+    lines[21_000] = "row zebrafish"
+    chunk = section_of("## Decision\n\n" + "\n".join(lines))
+    cut = trim([chunk], chunk, 2_000, lambda t: 1.0 if "zebrafish" in t else 0.0)
+    assert cut is not None and len(cut.text) <= 2_000 and "row zebrafish" in cut.text

@@ -23,6 +23,7 @@ from .chunks import Chunk
 from .ranking import Span
 
 MARK = "[…]"  # stands where a trimmed hit left text out
+MAX_PIECES = 400  # paragraphs weighed per hit at most; past it, runs of them (``_coarser``)
 
 
 @dataclass(frozen=True)
@@ -105,15 +106,23 @@ def trim(
     pieces = [piece for block in blocks(chunks) for piece in _fitting(block, cap)]
     if not pieces:
         return None
+    if len(pieces) > MAX_PIECES:  # a huge body of short lines: weighed in coarser runs
+        pieces = _coarser(pieces, cap)
     worth = [weigh(b.text) + section_score(chunks[b.section]) * len(b.text) / cap for b in pieces]
     seed_at = next((i for i, c in enumerate(chunks) if c.id == seed.id), 0)
     seed_start = next((i for i, b in enumerate(pieces) if b.section == seed_at), 0)
+    heads = [_head_size(chunks, b) for b in pieces]
     best: tuple[tuple[float, bool, int], int, int] | None = None
     for first in range(len(pieces)):
+        size = heads[first] - 2  # ``len(_passage(...))`` kept as the run grows, in O(1)
+        total = 0  # ``sum(worth[first : last + 1])``, added in the same order
         for last in range(first, len(pieces)):
-            if len(_passage(chunks, pieces, first, last)) > cap:
+            joined = last > first and pieces[last].line == pieces[last - 1].end_line + 1
+            size += len(pieces[last].text) + (1 if joined else 2)
+            if size + (2 + len(MARK) if last < len(pieces) - 1 else 0) > cap:
                 break
-            key = (round(sum(worth[first : last + 1]), 9), first <= seed_start <= last, -first)
+            total += worth[last]
+            key = (round(total, 9), first <= seed_start <= last, -first)
             if best is None or key > best[0]:
                 best = (key, first, last)
     if best is None:  # not even one block fits beside its heading: the seed's first, cut
@@ -162,6 +171,37 @@ def _passage(chunks: Sequence[Chunk], pieces: Sequence[Block], first: int, last:
     if last < len(pieces) - 1:
         parts.append(MARK)
     return "\n\n".join(parts)
+
+
+def _head_size(chunks: Sequence[Chunk], block: Block) -> int:
+    """Characters a passage starting at ``block`` spends on its heading and ``[…]`` (and
+    the blank line after them), as :func:`_passage` writes them."""
+    chunk = chunks[block.section]
+    if not (chunk.heading_lines and block.line >= chunk.line + chunk.heading_lines):
+        return 0
+    heading = "\n".join(markup.split_lines(chunk.text)[: chunk.heading_lines])
+    return len(heading) + 2 + len(MARK) + 2
+
+
+def _coarser(pieces: Sequence[Block], cap: int) -> list[Block]:
+    """Consecutive pieces of one section joined (as :func:`_passage` joins them) into runs
+    of about ``len(pieces) / MAX_PIECES``, none longer than ``cap``: what :func:`trim`
+    weighs in a body of thousands of short lines, so that it stays linear."""
+    per = -(-len(pieces) // MAX_PIECES)
+    out: list[Block] = []
+    count = 0
+    for piece in pieces:
+        last = out[-1] if out else None
+        if last is not None and count < per and last.section == piece.section:
+            glue = "\n" if piece.line == last.end_line + 1 else "\n\n"
+            text = last.text + glue + piece.text
+            if len(text) <= cap:
+                out[-1] = Block(last.section, last.line, piece.end_line, text)
+                count += 1
+                continue
+        out.append(piece)
+        count = 1
+    return out
 
 
 def _fitting(block: Block, cap: int) -> list[Block]:
