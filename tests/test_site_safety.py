@@ -10,12 +10,8 @@ tests (``-m browser``) prove it in Chromium; each test here failed on the code b
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import html.parser
-import http.server
-import os
 import re
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,18 +21,10 @@ import pytest
 
 from memsite import Memory
 from memsite.store.tree import init_tree
+from tests.browsing import chromium, require_chromium, serve
 
 NOW = dt.datetime(2026, 6, 8, 14, 30, 5)
 AT = "2026-06-08T10:00:00"
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 OUTSIDE = "https://example.invalid/p.png?d=stolen"
 
 
@@ -414,23 +402,11 @@ def test_tags_and_categories_that_fold_together_lose_nothing(tmp_path, monkeypat
 # -- the browser: Chromium over HTTP (and file://) ---------------------------------------------
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    if not CHROMIUM.exists():
-        if os.environ.get("MEMSITE_REQUIRE_BROWSER"):  # .ci/run sets it: CI must not skip
-            pytest.fail("MEMSITE_REQUIRE_BROWSER is set but /usr/bin/chromium is missing")
-        pytest.skip("Chromium is not installed at /usr/bin/chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
+    require_chromium()  # skips only the browser tests here
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture(scope="module")
@@ -444,14 +420,8 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pat
         patch.setenv("NO_MKDOCS_2_WARNING", "1")
         patch.chdir(work)
         site = build_site(root, site_dir=work / "site")
-    handler = functools.partial(_Quiet, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield site, f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    thread.join()
-    server.server_close()
+    with serve(site) as url:
+        yield site, url
 
 
 @pytest.fixture
