@@ -129,6 +129,23 @@ def test_a_paraphrase_is_closer_than_an_unrelated_entry(model: semantic.Embedder
     )
 
 
+def test_a_weighed_question_counts_each_token_as_its_word(model: semantic.Embedder) -> None:
+    np = pytest.importorskip("numpy")
+    text = "postgres and the weather"
+    # one weight over the whole text: the model's own mean
+    assert np.allclose(model.embed_weighted(text, [(0, len(text), 2.0)]), model.embed_one(text))
+    # a word weighed 0 (or not at all) leaves no trace
+    only = model.embed_weighted(text, [(0, 8, 1.0), (17, 24, 0.0)])
+    assert np.allclose(only, model.embed_one("postgres"), atol=1e-6)
+    # nothing weighed: the plain mean rather than a zero vector
+    assert np.allclose(model.embed_weighted(text, []), model.embed_one(text))
+    # a heavier word pulls the vector its way
+    heavy = model.embed_weighted(text, [(0, 8, 1.0), (17, 24, 3.0)])
+    light = model.embed_weighted(text, [(0, 8, 3.0), (17, 24, 1.0)])
+    weather = model.embed_one("weather")
+    assert float(heavy @ weather) > float(light @ weather)
+
+
 def test_vectors_are_unit_length_and_empty_text_is_zero(model: semantic.Embedder) -> None:
     vectors = model.embed(["Postgres migration", "", "x" * 50_000])
     assert vectors.shape == (3, semantic.DIM)
@@ -330,6 +347,40 @@ def test_hybrid_search_finds_what_a_question_in_other_words_means(sample: Path) 
     answer = "2026-11-24-purge-expired-sessions-in-a-nightly-batch-job-not-on-each"
     assert answer in ids(memory.search(question, limit=3))
     memory.close()
+
+
+def test_the_rare_word_of_a_question_outweighs_its_everyday_ones(tmp_path: Path) -> None:
+    require_model()
+    from memsite.store.tree import init_tree
+
+    root = tmp_path / "memory"
+    init_tree(root)
+    memory = Memory(root, cache_dir=tmp_path / "cache")
+    everyday = {
+        "Each team gets its own AWS accounts": "Teams deploy their services into accounts "
+        "they own, so a team's mistakes stay in its own accounts.",
+        "Deploy from CI, never from a laptop": "Every team deploys through the pipeline so "
+        "that we know what runs in our accounts.",
+        "Shared accounts for platform tooling": "Tooling that every team uses is deployed "
+        "in shared accounts run by the platform team.",
+        "Teams may create their own accounts": "A team can ask for a new account when a "
+        "service needs to be kept apart.",
+    }
+    for title, why in everyday.items():
+        memory.decide(title, why=why)
+    memory.decide(
+        "Host LLMs on the analytics platform",
+        why="Large language models need GPUs, data controls and a sandbox that the "
+        "analytics platform already has.",
+    )
+    question = "can my team deploy a large language model in our accounts?"
+    lexical = [hit.heading for hit in memory.search(question, limit=2, lexical=True)]
+    hybrid = [hit.heading for hit in memory.search(question, limit=2)]
+    memory.close()
+    # the words alone rank the records about teams and accounts first; meaning, led by the
+    # question's rare words rather than by "team" and "accounts", finds the one it is about
+    assert not any("LLMs" in heading for heading in lexical)
+    assert any("LLMs" in heading for heading in hybrid)
 
 
 def test_without_the_extra_search_recall_and_related_are_the_lexical_ones(

@@ -112,6 +112,31 @@ class Embedder:
         """The unit vector of one text (a query)."""
         return self.embed([text])[0]
 
+    def embed_weighted(self, text: str, weights: Sequence[tuple[int, int, float]]) -> np.ndarray:
+        """The unit vector of ``text`` with each token's row weighed by the character range
+        it falls in: ``weights`` holds ``(start, end, weight)`` ranges of ``text``, and a
+        token counts as the most heavily weighed range it overlaps, 0 outside every range.
+
+        With one weight for every word this is :meth:`embed_one` without the tokens between
+        words; the caller weighs a question's words by how rare they are in the memory
+        (``index_search``), so that "large language model" is not outweighed by "can my team
+        ... in our accounts". Falls back to :meth:`embed_one` when no token is weighed.
+        """
+        import numpy as np
+
+        text = text[:MAX_CHARS]
+        encoding = self._tokenizer.encode(text, add_special_tokens=False)  # type: ignore[attr-defined]
+        scale = np.zeros(len(encoding.ids), dtype=np.float32)
+        for i, (start, end) in enumerate(encoding.offsets):
+            scale[i] = max((w for s, e, w in weights if s < end and start < e), default=0.0)
+        if not scale.any():
+            return self.embed_one(text)
+        self.calls += 1
+        self.embedded += 1
+        ids = np.clip(np.asarray(encoding.ids, dtype=np.int64), 0, len(self._table) - 1)
+        vector = (self._table[ids] * scale[:, None]).sum(axis=0, keepdims=True)
+        return normalise_rows(vector)[0]
+
 
 def normalise_rows(matrix: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length; all-zero rows stay zero (no division warnings)."""
