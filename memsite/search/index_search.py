@@ -215,21 +215,21 @@ def _meaning(vectors: Vectors, text: str, searcher) -> semantic.Meaning | None: 
     store = vectors() if text.strip() else None
     if store is None:
         return None
-    weights = [
-        (token.startchar, token.endchar, _idf(searcher, token.text))
-        for token in ANALYZER(text, chars=True)
-    ]
+    text = text[: semantic.MAX_CHARS]  # what the model embeds of a long prompt
+    words = [(t.startchar, t.endchar, t.text) for t in ANALYZER(text, chars=True)]
+    idf = _idf(searcher, {word for _, _, word in words})
+    weights = [(start, end, idf[word]) for start, end, word in words]
     vector = semantic.load().embed_weighted(text, weights)
     return semantic.Meaning(store, vector).by_best_section()
 
 
-def _idf(searcher, word: str) -> float:  # type: ignore[no-untyped-def]
-    """How rare ``word`` is among the memory's documents: ``log((N + 1) / (df + 1))``, 0 for
-    a word in every document. Whoosh's own ``idf`` adds 1, so every word keeps a weight of
-    at least 1 and the everyday ones still pull (measured with it: development set 0.940 /
-    0.845, paraphrased questions 0.740 / 0.555; BM25's idf measures like this one)."""
-    count = searcher.doc_count_all()
-    return math.log((count + 1) / (searcher.doc_frequency("body", word) + 1))
+def _idf(searcher, words: set[str]) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """How rare each word is among the memory's documents: ``log((N + 1) / (df + 1))``, 0
+    for a word in every document. Whoosh's own ``idf`` adds 1, so every word keeps a weight
+    of at least 1 and the everyday ones still pull (measured with it: development set 0.940
+    / 0.845, paraphrased questions 0.740 / 0.555; BM25's idf measures like this one)."""
+    count = searcher.doc_count_all() + 1
+    return {word: math.log(count / (searcher.doc_frequency("body", word) + 1)) for word in words}
 
 
 def _terms(text: str) -> list[str]:

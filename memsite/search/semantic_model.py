@@ -126,9 +126,14 @@ class Embedder:
 
         text = text[:MAX_CHARS]
         encoding = self._tokenizer.encode(text, add_special_tokens=False)  # type: ignore[attr-defined]
-        scale = np.zeros(len(encoding.ids), dtype=np.float32)
-        for i, (start, end) in enumerate(encoding.offsets):
-            scale[i] = max((w for s, e, w in weights if s < end and start < e), default=0.0)
+        reach = np.zeros(len(text), dtype=np.float32)  # each character's weight
+        for start, end, weight in weights:
+            span = reach[start:end]
+            np.maximum(span, weight, out=span)
+        scale = np.array(
+            [reach[start:end].max(initial=0.0) for start, end in encoding.offsets],
+            dtype=np.float32,
+        )
         if not scale.any():
             return self.embed_one(text)
         self.calls += 1
