@@ -98,8 +98,7 @@ class SearchFacade:
         ``.markdown`` is the block to inject, ``.hits`` what it holds)."""
         from .recall import fit_recall, site_url
 
-        if budget < 1:
-            raise InvalidInput("budget must be 1 token or more")
+        _check_budget(budget)
         from .query import parse_query
         from .supersession import Chains, with_successors
 
@@ -124,8 +123,7 @@ class SearchFacade:
         activity, each capped by its share of ``budget`` tokens."""
         from .priming import prime
 
-        if budget < 1:
-            raise InvalidInput("budget must be 1 token or more")
+        _check_budget(budget)
         tree.check_root(self.root)
         return prime(self.root, task, budget, self.search, self._notice, lexical, after_compact)
 
@@ -136,8 +134,7 @@ class SearchFacade:
         repository root (or absolute inside it)."""
         from .why import why
 
-        if budget < 1:
-            raise InvalidInput("budget must be 1 token or more")
+        _check_budget(budget)
         tree.check_root(self.root)
         return why(self.root, path, budget, self.search)
 
@@ -147,7 +144,7 @@ class SearchFacade:
         Runs on every edit: the cheap checks come first, the search index is opened only for
         a governed file."""
         from ..store.hot import load, remember_recall
-        from .why import Governance, may_govern, target
+        from .why import Governance, may_govern, target, why
 
         tree.check_root(self.root)
         context = load(self.root)
@@ -157,9 +154,11 @@ class SearchFacade:
             return None  # a file outside the repository: no entry can govern it
         if context is None or wanted in context.recalled or not may_govern(self.root, wanted):
             return None
-        if not any(i.hit.status == "current" for i in Governance(self.root).items(wanted)):
+        governing = Governance(self.root).items(wanted)
+        if not any(i.hit.status == "current" for i in governing):
             return None
-        found = self.why(wanted, budget)
+        _check_budget(budget)
+        found = why(self.root, wanted, budget, self.search, governing)
         if not remember_recall(self.root, found.path):
             return None
         return found
@@ -187,3 +186,9 @@ class SearchFacade:
             lambda q: self.search(q, limit=max(k, 10), lexical=lexical),
             k,
         )
+
+
+def _check_budget(budget: int) -> None:
+    """A token budget of ``recall``, ``prime`` and ``why`` is 1 token or more."""
+    if budget < 1:
+        raise InvalidInput("budget must be 1 token or more")

@@ -84,10 +84,18 @@ def target(root: Path, path: str) -> str:
     return code.normalise(path, code.repository_root(root), "PATH").rstrip("/")
 
 
-def why(root: Path, path: str, budget: int, search: Search) -> Why:
-    """The memory about ``path`` within ``budget`` tokens; ``search`` is ``Memory.search``."""
+def why(
+    root: Path,
+    path: str,
+    budget: int,
+    search: Search,
+    governing: Sequence[Governing] | None = None,
+) -> Why:
+    """The memory about ``path`` within ``budget`` tokens; ``search`` is ``Memory.search``;
+    ``governing`` is ``Governance(root).items(path)`` when the caller already has it."""
     wanted = target(root, path)
-    governing = Governance(root).items(wanted)
+    if governing is None:
+        governing = Governance(root).items(wanted)
     seen = {item.hit.record or item.hit.id for item in governing}
     mentions = [
         Governing(hit, "mentions", wanted)
