@@ -297,6 +297,12 @@ def span_hit(span: Span, snippet: str = "") -> Hit:
     )
 
 
+def record_hit(sections: Iterable[Chunk]) -> Hit:
+    """A hit holding a whole record: its sections in file order, cited at the first."""
+    ordered = tuple(sorted(sections, key=lambda c: c.position))
+    return span_hit(Span(ordered, ordered[0], 0.0))
+
+
 def newest_first_among_ties(hits: Sequence[Hit], tolerance: float = NEAR_TIE) -> list[Hit]:
     """Keep score order, but put the newest first within each run of near-tied scores.
 

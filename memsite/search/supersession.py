@@ -181,7 +181,7 @@ def with_successors(chains: Chains, hits: Sequence[Hit]) -> list[Hit]:
     """``hits`` with the entry that now holds placed right before each superseded hit: moved
     up when it ranked lower, read from the cold files when it was not among them (issue 16:
     an agent acts on what it is given, so it reads what holds first)."""
-    from .ranking import Span, span_hit
+    from .ranking import record_hit
 
     def key(hit: Hit) -> str:
         return hit.record or hit.id
@@ -191,12 +191,9 @@ def with_successors(chains: Chains, hits: Sequence[Hit]) -> list[Hit]:
         return list(hits)
     known = chains.chunks()
     holders: dict[str, Hit] = {key(hit): hit for hit in hits if key(hit) in wanted}
-    for record in wanted - holders.keys() & wanted:
+    for record in wanted - holders.keys():
         if record in known:
-            mine = tuple(sorted(known[record], key=lambda c: c.position))
-            holders[record] = dataclasses.replace(
-                span_hit(Span(mine, mine[0], 0.0)), status="current"
-            )
+            holders[record] = dataclasses.replace(record_hit(known[record]), status="current")
     out: list[Hit] = []
     placed: set[str] = set()
     for hit in hits:

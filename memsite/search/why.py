@@ -20,7 +20,7 @@ from ..store.format import DECISIONS, LEARNINGS
 from ..store.markup import FIELD_SHAPE
 from ..store.model import Entry
 from .chunks import chunk_file
-from .ranking import Hit, Span, span_hit
+from .ranking import Hit, record_hit
 from .recall import render_hit, site_url
 from .supersession import Supersession, supersession
 from .tokens import estimate_tokens
@@ -174,10 +174,7 @@ def _entry_hits(texts: dict[str, str], ids: set[str], known: Supersession) -> di
         for record in dict.fromkeys(c.record for c in chunks):
             if record in made:
                 continue  # a duplicate id: the first entry holds
-            mine = tuple(
-                sorted((c for c in chunks if c.record == record), key=lambda c: c.position)
-            )
-            hit = span_hit(Span(mine, mine[0], 0.0))
+            hit = record_hit(c for c in chunks if c.record == record)
             made[record] = dataclasses.replace(
                 hit,
                 status=known.status(record, hit.kind),
