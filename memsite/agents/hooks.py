@@ -6,7 +6,8 @@ https://code.claude.com/docs/en/hooks). ``SessionStart`` and ``UserPromptSubmit`
 context through ``hookSpecificOutput.additionalContext``; ``PreCompact``, ``PostCompact``
 and ``SessionEnd`` only write memory and print nothing; ``PreToolUse`` of a tool that edits a
 file adds ``why`` for that file, once per file per session and only when memory governs it,
-and never decides the tool's permission (issue 14); any other event is answered with nothing. A hook must never block the agent: whatever goes wrong (no memory tree, a broken
+and never decides the tool's permission (issue 14); any other event is answered with
+nothing. A hook must never block the agent: whatever goes wrong (no memory tree, a broken
 index, malformed JSON, a call that outlives the time limit) is one line for stderr, nothing
 on stdout, and exit code 0.
 """

@@ -30,7 +30,8 @@ INSTRUCTIONS = """\
 This is the project's memory: decisions and why they were made, learnings, activity and the \
 live session, kept as markdown in the repository. Call prime once at the start of a session. \
 Before answering about earlier work, call recall with the user's message; before changing a \
-file, call why with its path. Record what you decide with decide (with the paths it governs), what you learned with learn, and what you did with log; keep the session \
+file, call why with its path. Record what you decide with decide (with the paths it \
+governs), what you learned with learn, and what you did with log; keep the session \
 current with session_start, progress, pending_add, pending_done and session_end. Every piece \
 is dated and cited as path#anchor; get returns a whole entry. Entries are only ever appended."""
 

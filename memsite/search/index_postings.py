@@ -185,9 +185,9 @@ def _field_lengths(reader: SegmentReader, field: str) -> bytes:
     return stored + bytes(count - len(stored))
 
 
-def _blocks(postings) -> Iterator[tuple[Iterable[int], Iterable[float]]]:  # type: ignore[no-untyped-def]
-    """(document numbers, weights) of one term, a block at a time, deleted ones included."""
-    matcher = postings
+def _blocks(matcher) -> Iterator[tuple[Iterable[int], Iterable[float]]]:  # type: ignore[no-untyped-def]
+    """(document numbers, weights) of one term's postings (``reader.postings``), a block at a
+    time, deleted ones included."""
     if type(matcher) is FilterMatcher:  # the reader hides deleted documents this way
         matcher = matcher.child
     if type(matcher) is ListMatcher:  # a short posting list, inlined in the term's entry

@@ -46,8 +46,9 @@ def fit(
     lead_chars: int,
 ) -> list[Span]:
     """``spans`` with the first ``top_hits`` cut to their :func:`shares` of ``top_chars``
-    (the first up to ``lead_chars``; a cut one is ``trimmed``); later spans unchanged. ``scores`` are the sections' fused
-    scores: a passage of a better-scored section is worth more."""
+    (the first up to ``lead_chars``; a cut one is ``trimmed``); later spans unchanged.
+    ``scores`` are the sections' fused scores: a passage of a better-scored section is worth
+    more."""
     top = list(spans[:top_hits])
     best = max(scores.values(), default=0.0) or 1.0
     caps = shares([_size(s.chunks) for s in top], top_chars, lead_chars)

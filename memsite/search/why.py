@@ -3,8 +3,9 @@
 First the decisions and learnings whose ``Paths`` name the path, the current ones before the
 superseded ones, each group most specific first: the file itself, then the folders above it
 (the nearest first), then globs (the longest literal text first); newest first within one
-rank, a decision before a learning of the same day. Then the entries whose text mentions the path (found by search). Sized to a token budget
-like ``recall``: the items are taken in that order while the block fits.
+rank, a decision before a learning of the same day. Then the entries whose text mentions
+the path (found by search). Sized to a token budget like ``recall``: the items are taken in
+that order while the block fits.
 """
 
 from __future__ import annotations
