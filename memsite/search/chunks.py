@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ..store import markup
 from ..store.format import classify, front_matter, note_date, note_id, note_title, parse_entries
-from ..store.model import Entry
+from ..store.model import Entry, comma_list
 from .headings import Heading, headings
 
 CHUNK_VERSION = 2  # bump when chunking changes: indexes built before are rebuilt
@@ -234,7 +234,7 @@ def _note_chunks(
     title = note_title(lines, path)
     file_record = note_id(path)
     category = meta.get("category", "")
-    tags = tuple(t.strip() for t in meta.get("tags", "").strip("[]").split(",") if t.strip())
+    tags = tuple(comma_list(meta.get("tags", "").strip("[]")))
     dated_log = sum(1 for h in found if h.level == 2 and _DATE.match(h.text)) >= 2
     starts = {h.start: h for h in _keep_bodies(lines, [h for h in found if h.start >= after])}
     bounds = sorted({after, *starts, len(lines)})

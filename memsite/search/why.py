@@ -19,7 +19,7 @@ from pathlib import Path
 from ..store import code, tree
 from ..store.format import DECISIONS, LEARNINGS
 from ..store.markup import FIELD_SHAPE
-from ..store.model import Entry
+from ..store.model import Entry, comma_list
 from .chunks import chunk_file
 from .ranking import Hit, record_hit
 from .recall import render_hit, site_url
@@ -122,7 +122,7 @@ def may_govern(root: Path, wanted: str) -> bool:
         for found in _PATHS_FIELD.finditer(text):
             if found.group(1).strip().lower() != "paths":
                 continue
-            patterns = [p.strip() for p in (found.group(2) or "").split(",") if p.strip()]
+            patterns = comma_list(found.group(2) or "")
             if code.best_match(patterns, wanted) is not None:
                 return True
     return False

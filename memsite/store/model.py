@@ -9,6 +9,12 @@ KINDS = ("decision", "learning", "activity", "note")
 TIERS = ("hot", "warm", "cold")
 
 
+def comma_list(text: str) -> list[str]:
+    """The items of a comma-separated value (``Tags``, ``Paths``, a ``files`` detail),
+    stripped, empty ones left out."""
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
 @dataclass(frozen=True)
 class Entry:
     """One entry of memory, as read back from the tree.
@@ -55,15 +61,13 @@ class Entry:
 
     @property
     def tags(self) -> list[str]:
-        raw = self.fields.get("tags", "")
-        return [tag.strip() for tag in raw.split(",") if tag.strip()]
+        return comma_list(self.fields.get("tags", ""))
 
     @property
     def paths(self) -> list[str]:
         """The code the entry governs (issue 14): files, folders and globs, relative to the
         repository root, as written in its ``Paths`` field."""
-        raw = self.fields.get("paths", "")
-        return [path.strip() for path in raw.split(",") if path.strip()]
+        return comma_list(self.fields.get("paths", ""))
 
     @property
     def commit(self) -> str | None:

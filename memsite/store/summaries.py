@@ -12,7 +12,7 @@ import subprocess
 from ..errors import MemsiteError
 from . import hot
 from .format import render_entry
-from .model import Entry, HotContext
+from .model import Entry, HotContext, comma_list
 
 SUMMARIZER_TIMEOUT = 60.0  # seconds a summarizer command may take
 LAST_RESULTS = 3  # how many of the newest results the extractive summary quotes
@@ -41,7 +41,7 @@ def extractive(context: HotContext, entries: list[Entry]) -> str:
     learnings = [e.details.get("title", "") for e in entries if _points_at(e, "learning")]
     files = list(context.files_modified)
     for entry in entries:
-        files += [f.strip() for f in entry.details.get("files", "").split(",") if f.strip()]
+        files += comma_list(entry.details.get("files", ""))
     results = [
         f"{e.title}: {_one_line(e.result)}"
         for e in entries
