@@ -133,11 +133,10 @@ def redact(text: str) -> tuple[str, list[Redaction]]:
     """
     if not _ENCODED.search(text):  # nothing renders otherwise than it is written
         return _redact_plain(text)
-    matches = _matches(_ENCODED.sub(_shown, text))
+    matches = _matches(_ENCODED.sub(_shown, text))  # the text as the site renders it
     if not matches:  # the common case: no secret, so no map of characters is needed
         return text, []
-    rendered, starts, ends = _as_rendered(text)
-    matches = _matches(rendered)
+    starts, ends = _spans(text)
     found: list[Redaction] = []
     hits: list[tuple[int, int, str]] = []
     for kind, match in matches:
@@ -190,28 +189,23 @@ def _shown(found: re.Match[str]) -> str:
     return found.group(1) or html.unescape(found.group(0))
 
 
-def _as_rendered(text: str) -> tuple[str, list[int], list[int]]:
-    """``text`` with markdown backslash escapes and HTML character references resolved, as a
-    reader of the site sees it, and for each of its characters the span it came from."""
-    out: list[str] = []
+def _spans(text: str) -> tuple[list[int], list[int]]:
+    """For each character of ``text`` as rendered (``_ENCODED.sub(_shown, text)``: markdown
+    backslash escapes and HTML character references resolved, as a reader of the site sees
+    it), the start and end in ``text`` of what it came from."""
     starts: list[int] = []
     ends: list[int] = []
     last = 0
     for found in _ENCODED.finditer(text):
-        for index in range(last, found.start()):
-            out.append(text[index])
-            starts.append(index)
-            ends.append(index + 1)
-        for char in _shown(found):
-            out.append(char)
-            starts.append(found.start())
-            ends.append(found.end())
+        starts += range(last, found.start())
+        ends += range(last + 1, found.start() + 1)
+        width = len(_shown(found))
+        starts += [found.start()] * width
+        ends += [found.end()] * width
         last = found.end()
-    for index in range(last, len(text)):
-        out.append(text[index])
-        starts.append(index)
-        ends.append(index + 1)
-    return "".join(out), starts, ends
+    starts += range(last, len(text))
+    ends += range(last + 1, len(text) + 1)
+    return starts, ends
 
 
 class _Replacer:
