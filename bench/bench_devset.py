@@ -25,10 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_search import top_chars, window_chunks  # noqa: E402
 
-from memsite.search import semantic  # noqa: E402
+from memsite.search import meaning as semantic  # noqa: E402
 from memsite.search.chunks import Chunk, chunk_file  # noqa: E402
-from memsite.search.evaluation import evaluate, read_queries  # noqa: E402
-from memsite.search.index import SearchIndex  # noqa: E402
+from memsite.search.evaluation.metrics import evaluate, read_queries  # noqa: E402
+from memsite.search.index.cache import SearchIndex  # noqa: E402
 from memsite.search.query import parse_query  # noqa: E402
 from memsite.search.ranking import TOP_CHARS  # noqa: E402
 

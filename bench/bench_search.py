@@ -43,12 +43,12 @@ import common_words
 import corpus as generated
 
 from memsite import Memory
-from memsite.search import index_search
 from memsite.search.chunks import Chunk, chunk_file
-from memsite.search.evaluation import Labelled, evaluate, read_queries
-from memsite.search.index import SearchIndex
+from memsite.search.evaluation.metrics import Labelled, evaluate, read_queries
+from memsite.search.index import search as index_search
+from memsite.search.index.cache import SearchIndex
+from memsite.search.meaning import available as semantic_available
 from memsite.search.query import parse_query
-from memsite.search.semantic import available as semantic_available
 from memsite.store.format import classify
 
 REPO = Path(__file__).resolve().parent.parent

@@ -35,9 +35,9 @@ from functools import cache
 from pathlib import Path
 
 from memsite import Memory
-from memsite.search import semantic
+from memsite.search import meaning as semantic
 from memsite.search.chunks import Chunk, chunk_file
-from memsite.search.evaluation import Outcome, Report, judge, read_queries
+from memsite.search.evaluation.metrics import Outcome, Report, judge, read_queries
 
 REPO = Path(__file__).resolve().parent.parent
 MODES = (("lexical", True), ("hybrid", False))
@@ -159,7 +159,7 @@ def footprint() -> tuple[float, list[str]]:
 LOAD = """
 import time
 start = time.perf_counter()
-from memsite.search import semantic
+from memsite.search import meaning as semantic
 model = semantic.load()
 loaded = time.perf_counter()
 model.embed_one("warm up")

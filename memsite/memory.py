@@ -11,8 +11,7 @@ from typing import Any
 
 from .errors import InvalidInput, NotFound
 from .search.facade import SearchFacade
-from .store import checkpoints, code, hot, sessions, storage, tree
-from .store.checkpoints import THRESHOLD, Checkpointed
+from .store import code, storage, tree
 from .store.dates import days_before, moment_of
 from .store.format import DECISIONS, LEARNINGS
 from .store.intake import Intake
@@ -20,8 +19,10 @@ from .store.journal import Journal
 from .store.markup import slugify
 from .store.model import Entry, HotContext
 from .store.notes import note_path, render_note
-from .store.sessions import SessionStart
-from .store.summaries import SUMMARIZER_TIMEOUT
+from .store.session import checkpoints, hot, live
+from .store.session.checkpoints import THRESHOLD, Checkpointed
+from .store.session.live import SessionStart
+from .store.session.summaries import SUMMARIZER_TIMEOUT
 
 
 class Memory(SearchFacade):
@@ -112,14 +113,14 @@ class Memory(SearchFacade):
             else (f"{now:%Y%m%d-%H%M%S}-{slugify(task, 32)}")
         )
         tree.check_root(self.root)
-        return sessions.start(self._journal, sid, task, now, chosen=session_id is not None)
+        return live.start(self._journal, sid, task, now, chosen=session_id is not None)
 
     def end_session(self, summary: str | None = None, *, at: object = None) -> str:
         """Archive the live session into the warm log and clear ``hot/``; returns the log id."""
         now = self._when(at)
         summary = self._intake.text(summary, "summary")
         tree.check_root(self.root)
-        return sessions.end(self._journal, summary, now)
+        return live.end(self._journal, summary, now)
 
     def progress(self, step: str, files: Iterable[str] = (), *, at: object = None) -> str:
         """Record the current step (and files touched) in hot and in the warm log."""
@@ -127,7 +128,7 @@ class Memory(SearchFacade):
         files = [self._intake.line(name, "file") for name in files]
         now = self._when(at)
         tree.check_root(self.root)
-        return sessions.progress(self._journal, step, files, now)
+        return live.progress(self._journal, step, files, now)
 
     def checkpoint(
         self,
@@ -170,14 +171,14 @@ class Memory(SearchFacade):
         text = self._intake.line(text, "pending action")
         now = self._when(at)
         tree.check_root(self.root)
-        return sessions.pending_add(self._journal, text, now)
+        return live.pending_add(self._journal, text, now)
 
     def pending_done(self, text: str, *, at: object = None) -> list[str]:
         """Mark a pending action done (exact text, or a unique part of it); it is logged to warm."""
         text = self._intake.line(text, "pending action")
         now = self._when(at)
         tree.check_root(self.root)
-        return sessions.pending_done(self._journal, text, now)
+        return live.pending_done(self._journal, text, now)
 
     # -- entries ---------------------------------------------------------------------
 

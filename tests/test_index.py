@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memsite import Memory
-from memsite.search.index import SearchIndex
+from memsite.search.index.cache import SearchIndex
 
 
 def ids(hits) -> list[str]:  # type: ignore[no-untyped-def]
@@ -282,7 +282,7 @@ HOLDER = textwrap.dedent(
     """
     import sys, time
     import whoosh.index
-    from memsite.search.index import SearchIndex
+    from memsite.search.index.cache import SearchIndex
     index = SearchIndex(__import__("pathlib").Path(sys.argv[1]))
     index.refresh()
     with index._locked():  # memsite's lock and Whoosh's writer lock, held until killed

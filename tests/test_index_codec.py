@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from whoosh.codec.whoosh3 import W3Codec, W3LeafMatcher
 
-from memsite.search import index_codec
-from memsite.search.index import SearchIndex
+from memsite.search.index import codec as index_codec
+from memsite.search.index.cache import SearchIndex
 from memsite.search.query import parse_query
 
 QUESTIONS = [

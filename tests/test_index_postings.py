@@ -10,8 +10,9 @@ from whoosh.query import And, ConstantScoreQuery, Query
 from whoosh.scoring import TF_IDF
 
 from memsite import Memory
-from memsite.search import index_postings, index_search
-from memsite.search.index import SearchIndex
+from memsite.search.index import postings as index_postings
+from memsite.search.index import search as index_search
+from memsite.search.index.cache import SearchIndex
 from memsite.search.query import parse_query
 
 QUESTIONS = [

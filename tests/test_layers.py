@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,14 +16,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "memsite"
 HEAVY = ("whoosh", "mkdocs", "jinja2", "nh3", "markdown", "filelock", "mcp", "pydantic")
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+def module_name(path: Path, package: Path = PACKAGE) -> str:
+    parts = path.relative_to(package.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imported_names(path: Path) -> set[str]:
+def imported_names(path: Path, package_root: Path = PACKAGE) -> set[str]:
     """Every module an import statement anywhere in ``path`` may load (relative ones resolved)."""
-    module = module_name(path)
+    module = module_name(path, package_root)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
@@ -40,7 +41,75 @@ def imported_names(path: Path) -> set[str]:
     return names
 
 
-MODULES = {module_name(p): imported_names(p) for p in sorted(PACKAGE.rglob("*.py"))}
+def read_modules(package: Path) -> dict[str, set[str]]:
+    """Each module of the package at ``package`` with the names its imports may load."""
+    return {
+        module_name(p, package): imported_names(p, package) for p in sorted(package.rglob("*.py"))
+    }
+
+
+MODULES = read_modules(PACKAGE)
+
+
+def import_graph(modules: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The memsite modules each module imports, type-only and function-level imports included.
+
+    ``from pkg import mod`` is an edge to ``pkg.mod``, not to ``pkg``: a package's
+    ``__init__`` that Python runs on the way is not the module asked for."""
+    graph = {}
+    for module, names in modules.items():
+        targets = {name for name in names if name in modules and name != module}
+        graph[module] = {t for t in targets if not any(o.startswith(t + ".") for o in targets)}
+    return graph
+
+
+def import_circles(modules: dict[str, set[str]]) -> list[list[str]]:
+    """Every group of modules that import each other, directly or round a longer loop
+    (the strongly connected components of the import graph with more than one module)."""
+    graph = import_graph(modules)
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        for target in sorted(graph[module]):
+            if target not in order:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], order[target])
+        if low[module] == order[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    return sorted(circles)
+
+
+MAX_MODULES = 16  # modules a folder holds directly, its __init__ aside (issue 21)
+
+
+def crowded_folders(package: Path) -> dict[str, int]:
+    """Folders of the package holding more than ``MAX_MODULES`` modules directly."""
+    folders = [package, *(p.parent for p in package.rglob("__init__.py"))]
+    counts = {
+        str(folder.relative_to(package.parent)): sum(
+            1 for f in folder.glob("*.py") if f.name != "__init__.py"
+        )
+        for folder in set(folders)
+    }
+    return {folder: n for folder, n in counts.items() if n > MAX_MODULES}
 
 
 def offenders(allowed, *prefixes: str) -> list[str]:
@@ -124,12 +193,69 @@ def test_imports_point_down_the_wings(module_wing: str) -> None:
 def test_a_broken_direction_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """The rule really looks: a store module that imported the index would be reported."""
     module = "memsite.store.format"
-    monkeypatch.setitem(MODULES, module, MODULES[module] | {"memsite.search.index"})
-    assert wing_offenders("store") == [f"{module} imports memsite.search.index"]
+    monkeypatch.setitem(MODULES, module, MODULES[module] | {"memsite.search.index.cache"})
+    assert wing_offenders("store") == [f"{module} imports memsite.search.index.cache"]
+
+
+def test_no_two_modules_import_each_other() -> None:
+    """STYLE.md: no import circle, not even for types (issue 21)."""
+    assert import_circles(MODULES) == []
+
+
+def test_a_circle_put_back_in_a_scratch_copy_is_caught(tmp_path: Path) -> None:
+    """The rule really looks: a copy of the package where ranking imports supersession again,
+    for types only, has its circle (and a longer one through a third module) reported."""
+    copy = tmp_path / "memsite"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert import_circles(read_modules(copy)) == []
+    ranking = copy / "search" / "ranking.py"
+    ranking.write_text(
+        ranking.read_text("utf-8").replace(
+            "from .chunks import Chunk\n",
+            "from .chunks import Chunk\n\nif TYPE_CHECKING:\n    from .supersession import Supersession\n",
+        ),
+        "utf-8",
+    )
+    assert import_circles(read_modules(copy)) == [
+        ["memsite.search.ranking", "memsite.search.supersession"]
+    ]
+    chunks = copy / "store" / "model.py"
+    chunks.write_text(chunks.read_text("utf-8") + "\n\ndef late():\n    from . import journal\n")
+    circles = import_circles(read_modules(copy))
+    assert any(
+        "memsite.store.model" in group and "memsite.store.journal" in group for group in circles
+    )
+
+
+def test_no_folder_holds_more_than_sixteen_modules(tmp_path: Path) -> None:
+    """STYLE.md: a family of modules is a folder (issue 21); a scratch copy with a crowded
+    folder is caught."""
+    assert crowded_folders(PACKAGE) == {}
+    copy = tmp_path / "memsite"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    present = sum(1 for f in (copy / "store").glob("*.py") if f.name != "__init__.py")
+    for n in range(MAX_MODULES + 1 - present):
+        (copy / "store" / f"extra_{n}.py").write_text("", "utf-8")
+    assert crowded_folders(copy) == {"memsite/store": MAX_MODULES + 1}
+
+
+def test_no_module_name_carries_a_family_prefix() -> None:
+    """Modules sharing a name prefix (``index_state``, ``index_codec``) are a missing folder."""
+    families: dict[tuple[str, str], list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        stem = path.stem
+        if "_" in stem.strip("_"):
+            families.setdefault((str(path.parent), stem.split("_")[0]), []).append(stem)
+    siblings = {
+        key: names
+        for key, names in families.items()
+        if len(names) > 1 or (Path(key[0]) / f"{key[1]}.py").exists()
+    }
+    assert siblings == {}
 
 
 def test_only_the_index_modules_import_whoosh() -> None:
-    assert offenders(lambda m: m.startswith("memsite.search.index"), "whoosh") == []
+    assert offenders(lambda m: m.startswith("memsite.search.index."), "whoosh") == []
 
 
 def test_only_the_site_modules_import_mkdocs_jinja_nh3_or_markdown() -> None:
@@ -214,3 +340,24 @@ def test_write_commands_load_no_index_site_or_lock_library(
     assert "memsite.memory" in loaded
     heavy = [m for m in loaded if m.split(".")[0] in HEAVY]
     assert heavy == []
+
+
+def test_the_architecture_doc_names_every_module_in_its_wing() -> None:
+    """docs/architecture.md's table lists each wing's modules and sub-packages (issue 21)."""
+    doc = (PACKAGE.parent / "docs" / "architecture.md").read_text("utf-8")
+    rows = {
+        line.split("|")[1].strip().strip("`"): line
+        for line in doc.splitlines()
+        if line.startswith("| `")
+    }
+    missing = []
+    for name in WINGS:
+        row = rows[name]
+        for path in sorted((PACKAGE / name).rglob("*.py")):
+            rel = path.relative_to(PACKAGE / name)
+            if path.name == "__init__.py":
+                if rel.parent.parts and f"`{rel.parent.as_posix()}/`" not in row:
+                    missing.append(f"{name}/{rel.parent.as_posix()}/")
+            elif f"`{path.stem}`" not in row:
+                missing.append(f"{name}/{rel.as_posix()}")
+    assert missing == []

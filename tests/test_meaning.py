@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memsite.search import semantic
+from memsite.search import meaning as semantic
 
 
 def store_of(vectors: dict[tuple[str, str], list[float]], sizes: list[int]) -> semantic.Store:

@@ -10,8 +10,8 @@ import pytest
 
 from memsite import Memory
 from memsite.search.chunks import Chunk, chunk_file
-from memsite.search.evaluation import Labelled, judge
-from memsite.search.passages import MARK, shares, trim
+from memsite.search.evaluation.metrics import Labelled, judge
+from memsite.search.payloads.passages import MARK, shares, trim
 
 WORDS = [
     "alpha",
@@ -167,7 +167,7 @@ def test_a_cut_hit_claims_only_the_lines_it_returns(long_notes: Path) -> None:
 
 def brute_force(chunk: Chunk, cap: int, weigh) -> str | None:  # type: ignore[no-untyped-def]
     """Every run of blocks measured by writing it out: what ``trim`` must choose."""
-    from memsite.search.passages import _fitting, _passage, blocks
+    from memsite.search.payloads.passages import _fitting, _passage, blocks
 
     pieces = [p for b in blocks([chunk]) for p in _fitting(b, cap)]
     worth = [weigh(p.text) for p in pieces]

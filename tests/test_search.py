@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from memsite import Memory
 from memsite.cli import cli
+from memsite.search.payloads.tokens import estimate_tokens
 from memsite.search.ranking import Hit, newest_first_among_ties
-from memsite.search.tokens import estimate_tokens
 
 ADR = """\
 ---

@@ -13,11 +13,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import memsite
 from memsite import Memory
 from memsite.cli import cli
-from memsite.search import semantic
+from memsite.search import meaning as semantic
 from memsite.search.chunks import Chunk, chunk_file
-from memsite.search.index import SearchIndex
+from memsite.search.index.cache import SearchIndex
+from memsite.search.meaning import vectors
 
 MODEL_MODULES = ("wordllama", "numpy", "tokenizers", "safetensors")
 
@@ -72,7 +74,7 @@ def test_model_loads_and_answers_with_the_network_forbidden(tmp_path: Path) -> N
         socket.create_connection = refuse
         socket.getaddrinfo = refuse
 
-        from memsite.search import semantic
+        from memsite.search import meaning as semantic
 
         model = semantic.load()
         vectors = model.embed(["Replace MongoDB with Postgres", "why did we stop using mongo"])
@@ -251,7 +253,7 @@ def test_a_store_from_another_model_is_rebuilt(
 ) -> None:
     tree = Tree(cold__decisions=DECISIONS)
     store = tmp_path / "vectors.npz"
-    monkeypatch.setattr(semantic, "MODEL", "some/other/model")
+    monkeypatch.setattr(vectors, "MODEL", "some/other/model")
     tree.update(store, model)
     monkeypatch.undo()
     assert tree.update(store, model).embedded == 2
@@ -317,7 +319,7 @@ def test_importing_memsite_loads_no_model_code(tmp_path: Path) -> None:
     result = run_python(
         """
         import sys
-        import memsite, memsite.search.semantic
+        import memsite, memsite.search.meaning.vectors
         print(sorted(m for m in MODULES if m in sys.modules))
         """.replace("MODULES", repr(MODEL_MODULES)),
         tmp_path,
@@ -492,8 +494,8 @@ def test_the_cli_takes_lexical_on_every_ranking_command(sample: Path) -> None:
         assert result.stdout
 
 
-def test_only_the_semantic_module_imports_the_model_or_numpy() -> None:
-    package = Path(semantic.__file__).parent
+def test_only_the_meaning_modules_import_the_model_or_numpy() -> None:
+    package = Path(memsite.__file__).parent
     offenders = []
     for path in package.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
@@ -505,8 +507,8 @@ def test_only_the_semantic_module_imports_the_model_or_numpy() -> None:
                 else []
             )
             if any(n.split(".")[0] in MODEL_MODULES for n in names):
-                offenders.append(path.name)
-    assert set(offenders) <= {"semantic.py", "semantic_model.py", "semantic_meaning.py"}
+                offenders.append(path.relative_to(package).parent.as_posix())
+    assert offenders and set(offenders) == {"search/meaning"}
 
 
 @pytest.mark.parametrize("lexical", [True, False], ids=["lexical", "hybrid"])

@@ -289,7 +289,7 @@ def test_a_long_body_is_folded_with_a_configuration_that_names_no_extension(tmp_
 def test_the_related_index_reuses_what_the_build_parsed_and_only_while_it_is_current(sample):
     from collections import defaultdict
 
-    from memsite.search.index_related import chunker_of, record_chunks
+    from memsite.search.index.related import chunker_of, record_chunks
     from memsite.store.tree import read_tree
 
     read = read_tree(sample)
@@ -312,7 +312,7 @@ def test_the_related_index_reuses_what_the_build_parsed_and_only_while_it_is_cur
 def test_a_warm_build_keeps_the_related_links_until_the_memory_changes(
     tmp_path, monkeypatch, sample
 ):
-    from memsite.search.index import SearchIndex
+    from memsite.search.index.cache import SearchIndex
 
     asked: list[int] = []
     real = SearchIndex.related_many

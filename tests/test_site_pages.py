@@ -218,7 +218,7 @@ def test_related_entries_are_listed_under_decisions_and_learnings(tree):
 
 
 def test_related_entries_from_the_real_search_index(tree):
-    pytest.importorskip("memsite.search.index")
+    pytest.importorskip("memsite.search.index.cache")
     root, ids = tree
     site = build_site(root, NOW)
     timeline = site.page("decisions/index.md").markdown

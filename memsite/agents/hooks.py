@@ -23,8 +23,8 @@ from typing import Any
 
 from ..errors import MemsiteError
 from ..memory import Memory
-from ..search.recall import PRIME_BUDGET, RECALL_BUDGET
-from ..search.tokens import tokens_of_size
+from ..search.payloads.recall import PRIME_BUDGET, RECALL_BUDGET
+from ..search.payloads.tokens import tokens_of_size
 
 TIME_LIMIT = 5.0  # seconds; Claude Code waits for a hook, so memsite gives up first
 TRIGGERS = ("auto", "manual")

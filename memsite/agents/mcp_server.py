@@ -22,9 +22,10 @@ from pydantic import Field
 from .. import __version__
 from ..errors import MemsiteError
 from ..memory import Memory
-from ..store import hot, tree
+from ..store import tree
 from ..store.check import check_tree
-from . import mcp_results as out
+from ..store.session import hot
+from . import tool_results as out
 
 INSTRUCTIONS = """\
 This is the project's memory: decisions and why they were made, learnings, activity and the \

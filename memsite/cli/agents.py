@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from ..search.recall import PRIME_BUDGET, RECALL_BUDGET
+from ..search.payloads.recall import PRIME_BUDGET, RECALL_BUDGET
 from .app import _memory, cli
 from .options import Count
 

@@ -10,8 +10,8 @@ import json
 
 import click
 
-from ..store.checkpoints import THRESHOLD, TRIGGERS
-from ..store.summaries import SUMMARIZER_TIMEOUT
+from ..store.session.checkpoints import THRESHOLD, TRIGGERS
+from ..store.session.summaries import SUMMARIZER_TIMEOUT
 from .app import _memory, at_options, cli, text_or_stdin
 from .options import Count
 
@@ -98,7 +98,7 @@ def checkpoint(
 def budget(ctx: click.Context, window: int, task: str | None, as_json: bool) -> None:
     """How a context window is shared between memory's tiers and the work, the tokens each
     tier of this memory would take now, and a warning for each tier over its share."""
-    from ..search.budget import render
+    from ..search.payloads.budget import render
 
     table = _memory(ctx).budget(window, task)
     click.echo(json.dumps(table.to_dict(), indent=2) if as_json else render(table), nl=as_json)

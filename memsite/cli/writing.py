@@ -87,7 +87,7 @@ def session_start(
     ctx: click.Context, task: str, session_id: str | None, at: str | None, allow_future: bool
 ) -> None:
     """Start a session; an unfinished one is reported and archived first."""
-    from ..store.hot import render
+    from ..store.session.hot import render
 
     memory = _memory(ctx, allow_future=allow_future)
     started = memory.start_session(task, session_id, at=at)
@@ -116,7 +116,7 @@ def session_start(
 @click.pass_context
 def session_show(ctx: click.Context, as_json: bool) -> None:
     """Where were we? The live session as markdown (or JSON)."""
-    from ..store.hot import render
+    from ..store.session.hot import render
 
     memory = _memory(ctx)
     context = memory.session()

@@ -30,7 +30,7 @@ class SearchFacade:
         if self._search_index is None:
             import weakref
 
-            from .index import SearchIndex
+            from .index.cache import SearchIndex
 
             self._search_index = SearchIndex(
                 self.root, self.cache_dir, notify=self._notice, progress=self.on_progress
@@ -96,7 +96,7 @@ class SearchFacade:
     def recall(self, prompt: str, budget: int = 1500, limit: int = 8, lexical: bool = False) -> Any:
         """The memory most relevant to ``prompt`` that fits ``budget`` tokens (``Recalled``:
         ``.markdown`` is the block to inject, ``.hits`` what it holds)."""
-        from .recall import fit_recall, site_url
+        from .payloads.recall import fit_recall, site_url
 
         _check_budget(budget)
         from .query import parse_query
@@ -121,7 +121,7 @@ class SearchFacade:
         """The session-start payload (``Primed``): persona, hot context (with its latest
         checkpoint, which leads ``after_compact``), relevant decisions and learnings, recent
         activity, each capped by its share of ``budget`` tokens."""
-        from .priming import prime
+        from .payloads.priming import prime
 
         _check_budget(budget)
         tree.check_root(self.root)
@@ -132,7 +132,7 @@ class SearchFacade:
         learnings whose paths govern it (current first, the most specific first), then the
         entries that mention it, within ``budget`` tokens. ``path`` is relative to the
         repository root (or absolute inside it)."""
-        from .why import why
+        from .payloads.why import why
 
         _check_budget(budget)
         tree.check_root(self.root)
@@ -143,8 +143,8 @@ class SearchFacade:
         governs it and the live session was not given it yet (then noted there); else None.
         Runs on every edit: the cheap checks come first, the search index is opened only for
         a governed file."""
-        from ..store.hot import load, remember_recall
-        from .why import Governance, may_govern, target, why
+        from ..store.session.hot import load, remember_recall
+        from .payloads.why import Governance, may_govern, target, why
 
         tree.check_root(self.root)
         context = load(self.root)
@@ -166,7 +166,7 @@ class SearchFacade:
     def budget(self, window: int = 200_000, task: str | None = None) -> Any:
         """The context budget table (``Budget``) of a ``window``-token context: each tier's
         share and the tokens it would take now, with a warning per tier over its share."""
-        from .budget import table
+        from .payloads.budget import table
 
         return table(self.root, window, self.prime(task, budget=10**9))
 
@@ -178,7 +178,7 @@ class SearchFacade:
 
     def evaluate(self, queries: str | os.PathLike[str], k: int = 5, lexical: bool = False) -> Any:
         """Recall@k and MRR@10 of this memory's search over a labelled JSON-lines file."""
-        from .tree_evaluation import evaluate_tree
+        from .evaluation.tree import evaluate_tree
 
         return evaluate_tree(
             self.root,

@@ -15,7 +15,8 @@ from ..store import inputs, tree
 from ..store.format import DECISIONS, LEARNINGS
 from ..store.model import Entry
 from .headings import headings
-from .supersession import Successor, read_supersession
+from .ranking import Successor
+from .supersession import read_supersession
 
 _DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})-")
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from .chunks import Chunk
-from .supersession import Successor
 
 RECORD_WEIGHT = 0.5  # a record's score counts half as much as its section's own
 SPAN_CHARS = 2_000  # a hit's span of consecutive sections stays within this many characters
@@ -24,6 +23,18 @@ LEAD_CHARS = 4_000  # ...except the first hit's, which reads on into its record 
 TOP_HITS = 5  # the hits a reader sees first: their text together is bounded by TOP_CHARS
 TOP_CHARS = 5_000  # the top hits' text together never exceeds this (``passages.fit``)
 NEAR_TIE = 0.05  # hits within 5% of the top score of each other count as tied: newest first
+
+
+@dataclass(frozen=True)
+class Successor:
+    """The entry that now holds in place of a superseded one."""
+
+    id: str
+    title: str
+    date: dt.date
+
+    def to_dict(self) -> dict[str, str]:
+        return {"id": self.id, "title": self.title, "date": self.date.isoformat()}
 
 
 @dataclass(frozen=True)
@@ -121,7 +132,7 @@ def assemble_spans(
     on average: at 5,000 the budget binds only where hits are long.
 
     The top hits' budget is no longer checked here but kept by cutting them afterwards
-    (:func:`memsite.search.passages.fit`): bounding joins by it let a long first hit use
+    (:func:`memsite.search.payloads.passages.fit`): bounding joins by it let a long first hit use
     the budget up before an answering section could join a later hit of its record. With
     joins bounded by the span alone and the cut after, hybrid recall@5 / MRR@10 went from
     0.912 / 0.837 to 0.940 / 0.843 at 4,646 characters (lexical 0.948 / 0.851 → 0.948 /

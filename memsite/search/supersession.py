@@ -17,25 +17,13 @@ from typing import TYPE_CHECKING
 from ..store import tree
 from ..store.format import DECISIONS, LEARNINGS
 from ..store.model import Entry
+from .ranking import NEAR_TIE, Hit, Successor, record_hit
 
 if TYPE_CHECKING:
     from .chunks import Chunk
-    from .ranking import Hit
 
 # Entry kinds that can supersede one of their own kind.
 SUPERSEDABLE = ("decision", "learning")
-
-
-@dataclass(frozen=True)
-class Successor:
-    """The entry that now holds in place of a superseded one."""
-
-    id: str
-    title: str
-    date: dt.date
-
-    def to_dict(self) -> dict[str, str]:
-        return {"id": self.id, "title": self.title, "date": self.date.isoformat()}
 
 
 @dataclass(frozen=True)
@@ -141,7 +129,6 @@ class Chains:
 def settle(hits: Sequence[Hit], known: Supersession, limit: int, current: bool) -> list[Hit]:
     """The best ``limit`` hits, each with its status; among near-tied scores current entries
     first, and with ``current`` no superseded entry at all."""
-    from .ranking import NEAR_TIE
 
     settled = current_first_among_ties(annotate(hits, known), NEAR_TIE)
     if current:
@@ -181,7 +168,6 @@ def with_successors(chains: Chains, hits: Sequence[Hit]) -> list[Hit]:
     """``hits`` with the entry that now holds placed right before each superseded hit: moved
     up when it ranked lower, read from the cold files when it was not among them (issue 16:
     an agent acts on what it is given, so it reads what holds first)."""
-    from .ranking import record_hit
 
     def key(hit: Hit) -> str:
         return hit.record or hit.id

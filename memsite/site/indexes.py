@@ -23,7 +23,7 @@ from .escaping import title_text
 from .material import category_of, category_uri, note_uri, page_slug
 
 if TYPE_CHECKING:
-    from .pages import _Builder
+    from .page import PageBuilder
 
 NOTES_URI = "notes.md"  # outside notes/, where every note's own page is
 NOTES_IN_NAV = 100  # the plugin's notes_in_nav default
@@ -56,7 +56,7 @@ def _grouped(
     return {slug: (spellings(seen[slug]), grouped[slug]) for slug in grouped}
 
 
-def tags(builder: _Builder, decisions: list[Entry], learnings: list[Entry]) -> None:
+def tags(builder: PageBuilder, decisions: list[Entry], learnings: list[Entry]) -> None:
     tagged = _grouped([*decisions, *learnings], lambda entry: entry.tags)
     ordered = sorted(tagged, key=lambda slug: (-len(tagged[slug][1]), slug))
     builder.add(
@@ -77,7 +77,7 @@ def tags(builder: _Builder, decisions: list[Entry], learnings: list[Entry]) -> N
         )
 
 
-def learnings(builder: _Builder, learnings: list[Entry]) -> list[dict[str, str]]:
+def learnings(builder: PageBuilder, learnings: list[Entry]) -> list[dict[str, str]]:
     grouped = _grouped(learnings, lambda entry: [category_of(entry)])
     shown = {slug: ", ".join(names) for slug, (names, _) in grouped.items()}
     ordered = sorted(grouped, key=lambda s: (-len(grouped[s][1]), shown[s].casefold()))
@@ -124,7 +124,7 @@ def folder_of(note: Entry) -> str:
     return PurePosixPath(note.path).parent.as_posix()
 
 
-def notes(builder: _Builder, notes: list[Entry], in_nav: int = NOTES_IN_NAV) -> list[Any]:
+def notes(builder: PageBuilder, notes: list[Entry], in_nav: int = NOTES_IN_NAV) -> list[Any]:
     """A page per note, the notes index, and the nav: the index, then the ``in_nav`` newest
     notes grouped by folder (the others are reached from the index only)."""
     newest = sorted(notes, key=lambda note: (note.date, note.title.casefold()), reverse=True)

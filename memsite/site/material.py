@@ -18,10 +18,10 @@ from typing import Any
 
 from ..errors import UnsafePath
 from ..store.format import PERSONA
-from ..store.hot import CONTEXT, BrokenContext
-from ..store.hot import load as load_context
 from ..store.markup import slugify
 from ..store.model import Entry, HotContext
+from ..store.session.hot import CONTEXT, BrokenContext
+from ..store.session.hot import load as load_context
 from ..store.tree import check_root, read_persona, read_tree
 from .render import anchor
 
@@ -105,8 +105,8 @@ def index_lookup(
     caches a machine holds. ``parsed`` (text and entries by path, as the build read them)
     spares the index parsing the same files again.
     """
-    from ..search.index import SearchIndex
-    from ..search.index_related import RELATED_INDEX, chunker_of
+    from ..search.index.cache import SearchIndex
+    from ..search.index.related import RELATED_INDEX, chunker_of
     from .related_cache import answers
 
     # a batch API (ids -> hits) refreshes once and shares one filter across queries

@@ -16,34 +16,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import MemsiteError
 from ..store.format import classify
-from ..store.markup import LONG_BODY_CHARS
 from ..store.model import Entry
 from . import charts, indexes, sessions
-from .code import code_page, commit_url
+from .code import code_page
 from .material import (
-    Link,
     Lookup,
     Material,
     day_uri,
     read_material,
-    tag_uri,
 )
-from .render import Renderer, relative
+from .page import Page, PageBuilder
+from .render import Renderer
 
 SESSION_TITLES = ("session end", "session archived")
 STALE_AFTER = dt.timedelta(hours=24)
-
-
-@dataclass(frozen=True)
-class Page:
-    """One generated page: ``uri`` is its path in the docs (``decisions/index.md``)."""
-
-    uri: str
-    title: str
-    markdown: str
-    in_nav: bool = True
 
 
 @dataclass(frozen=True)
@@ -56,78 +43,6 @@ class Site:
 
     def page(self, uri: str) -> Page:
         return next(page for page in self.pages if page.uri == uri)
-
-
-class _Builder:
-    def __init__(
-        self, tree: Material, renderer: Renderer, now: dt.datetime, repo_url: str | None = None
-    ) -> None:
-        self.tree = tree
-        self.renderer = renderer
-        self.now = now
-        self.repo_url = repo_url
-        self.pages: list[Page] = []
-        self.uris: set[str] = set()
-
-    def add(self, uri: str, template: str, in_nav: bool = True, **values: Any) -> Page:
-        def href(target: str | Link, anchor: str = "") -> str:
-            if isinstance(target, Link):
-                return relative(uri, target.uri, target.anchor)
-            link = self.tree.links.get(target)
-            if link is not None:
-                return relative(uri, link.uri, link.anchor)
-            return relative(uri, target, anchor)
-
-        markdown = self.renderer.render(
-            template,
-            href=href,
-            view=self.view,
-            linked=self.tree.links.get,
-            referenced=self.referenced,
-            long_body=LONG_BODY_CHARS,
-            day_uri=day_uri,
-            now=self.now,
-            page_uri=uri,
-            commit_url=lambda commit: commit_url(self.repo_url, commit),
-            **values,
-        )
-        title = values.get("title") or _first_heading(markdown) or uri
-        if uri in self.uris:  # a page never replaces another (issue 15.12)
-            raise MemsiteError(f"two generated pages at {uri}; please report this as a bug")
-        self.uris.add(uri)
-        page = Page(uri, title, markdown, in_nav)
-        self.pages.append(page)
-        return page
-
-    def referenced(self, value: str) -> sessions.Named | None:
-        """The decision or learning a day-log value names by its id, if the site has it."""
-        entry = self.tree.by_id.get(value.strip())
-        if entry is None or entry.kind not in ("decision", "learning"):
-            return None
-        return sessions.named(self.tree, [entry.id])[0]
-
-    def view(self, entry: Entry) -> dict[str, Any]:
-        """An entry with what the templates show around it."""
-        tree = self.tree
-        newer = tree.superseded_by.get(entry.id, [])
-        older = entry.supersedes
-        return {
-            "entry": entry,
-            "status": "superseded" if newer else "current",
-            "superseded_by": [tree.links[i] for i in newer if i in tree.links],
-            "supersedes": tree.links.get(older) if older else None,
-            "supersedes_missing": older if older and older not in tree.links else None,
-            "tags": [(tag, tag_uri(tag)) for tag in entry.tags],
-            "related": tree.related.get(entry.id, []),
-            "link": tree.links.get(entry.id),
-        }
-
-
-def _first_heading(markdown: str) -> str:
-    for line in markdown.splitlines():
-        if line.startswith("# "):
-            return line[2:].split(" {#")[0].strip()
-    return ""
 
 
 def build_site(
@@ -149,7 +64,7 @@ def build_site(
     ``repo_url`` (MkDocs' own) links each commit an entry names to its page (issue 14).
     """
     tree = read_material(Path(root), tuple(exclude), related)
-    builder = _Builder(tree, renderer or Renderer(), now, repo_url)
+    builder = PageBuilder(tree, renderer or Renderer(), now, repo_url)
     kinds: dict[str, list[Entry]] = defaultdict(list)
     for entry in tree.entries:
         kinds[entry.kind].append(entry)
@@ -193,7 +108,7 @@ def _sessions(activities: list[Entry], also: tuple[str, ...] = ()) -> list[Entry
 
 
 def _home(
-    builder: _Builder,
+    builder: PageBuilder,
     decisions: list[Entry],
     learnings: list[Entry],
     activities: list[Entry],
@@ -266,7 +181,7 @@ def _day(stamp: str) -> dt.date | None:
 
 
 def _activity(
-    builder: _Builder, activities: list[Entry], decisions: list[Entry], learnings: list[Entry]
+    builder: PageBuilder, activities: list[Entry], decisions: list[Entry], learnings: list[Entry]
 ) -> list[dt.date]:
     by_day: dict[dt.date, list[Entry]] = defaultdict(list)
     for entry in activities:

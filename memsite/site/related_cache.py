@@ -34,11 +34,11 @@ class Related:
 
 def answers(index: Any, ids: Sequence[str], limit: int) -> dict[str, list[Related]]:
     """``index.related_many(ids, limit)`` as links, from the cache while its key holds."""
-    from ..search import semantic
+    from ..search import meaning
 
     index.refresh()
     place = index.folder.parent / f"{index.folder.name}.answers.json"
-    key = _key(index.state_path, ids, limit, semantic.available())
+    key = _key(index.state_path, ids, limit, meaning.available())
     kept = _read(place, key) if key else None
     if kept is not None:
         return kept
@@ -62,11 +62,11 @@ def _key(state_path: Path, ids: Sequence[str], limit: int, meaning: bool) -> str
 
 def _code() -> str:
     """A hash of the search wing's source: new ranking code asks the index again."""
-    from ..search import semantic
-
+    folder = Path(__file__).resolve().parent.parent / "search"
     digest = hashlib.sha256()
-    for source in sorted(Path(semantic.__file__).parent.glob("*.py")):
-        digest.update(source.name.encode("utf-8") + b"\0" + source.read_bytes())
+    for source in sorted(folder.rglob("*.py")):
+        name = source.relative_to(folder).as_posix()
+        digest.update(name.encode("utf-8") + b"\0" + source.read_bytes())
     return digest.hexdigest()
 
 

@@ -3,7 +3,7 @@
 The live session comes from ``hot/context.json``; an archived one from its ``session end``
 or ``session archived`` entry in the warm log, whose body holds the same lists as markdown
 (``**Files modified:**``, ``**Decisions:**``, ``**Pending:**``, then ``- item`` lines; see
-``store.sessions.snapshot``). Both become a ``SessionView``: files, the decisions (and
+``store.session.live.snapshot``). Both become a ``SessionView``: files, the decisions (and
 learnings) it names with their links and status, pending actions, its checkpoints, and
 whatever else an archive's body holds (issue 12).
 """
@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..store.checkpoints import is_checkpoint
 from ..store.markup import split_lines
 from ..store.model import Entry, HotContext
+from ..store.session.checkpoints import is_checkpoint
 from .material import Link
 
 if TYPE_CHECKING:

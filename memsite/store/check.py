@@ -6,11 +6,12 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from . import code, hot, markup, tree
+from . import code, markup, tree
 from .format import Problem, next_free_id, parse_entries
 from .git import run
 from .markup import slugify
 from .model import Entry
+from .session import hot
 
 
 def check_tree(root: Path) -> list[Problem]:

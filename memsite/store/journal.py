@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import MemsiteError, NotFound, WriteFailed
-from . import hot, inputs, preflight, storage, tree
+from . import inputs, preflight, storage, tree
 from .format import DECISIONS, LEARNINGS, file_title, next_free_id, parse_entries, render_entry
 from .markup import slugify
 from .model import Entry
+from .session import hot
 
 _STORED_ID = re.compile(r"^(?:<!-- id: (\S+) -->|[-*+] \*\*Id:\*\* ?(.*))$", re.MULTILINE)
 _ENTRY_HEADING = re.compile(r"^ {0,3}#{2,3}[ \t]", re.MULTILINE)

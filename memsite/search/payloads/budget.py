@@ -19,7 +19,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InvalidInput
+from ...errors import InvalidInput
 from .recall import Primed
 
 CONFIG = "memsite.toml"

@@ -10,11 +10,12 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InvalidInput, NotFound, WriteFailed
-from . import hot, storage, tree
-from .format import next_free_id, parse_entries
-from .journal import Journal
-from .model import Entry, HotContext
+from ...errors import InvalidInput, NotFound, WriteFailed
+from .. import storage, tree
+from ..format import next_free_id, parse_entries
+from ..journal import Journal
+from ..model import Entry, HotContext
+from . import hot
 
 
 @dataclass(frozen=True)

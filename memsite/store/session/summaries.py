@@ -9,10 +9,10 @@ import re
 import shlex
 import subprocess
 
-from ..errors import MemsiteError
+from ...errors import MemsiteError
+from ..format import render_entry
+from ..model import Entry, HotContext, comma_list
 from . import hot
-from .format import render_entry
-from .model import Entry, HotContext, comma_list
 
 SUMMARIZER_TIMEOUT = 60.0  # seconds a summarizer command may take
 LAST_RESULTS = 3  # how many of the newest results the extractive summary quotes

@@ -16,9 +16,9 @@ from whoosh.analysis import StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 from whoosh.reading import TermNotFound
 
-from .chunks import Chunk
+from ..chunks import Chunk
 
-SCHEMA_VERSION = 2  # 2: posting blocks in a current pickle protocol (index_codec.py)
+SCHEMA_VERSION = 2  # 2: posting blocks in a current pickle protocol (codec.py)
 
 # Common English words, plus the words questions are made of ("why did we ..."): dropped at
 # index and at query time, so a natural-language question ranks by its content words.

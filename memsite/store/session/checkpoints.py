@@ -17,11 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InvalidInput
-from . import hot, sessions, storage, summaries, tree
-from .format import parse_entries
-from .journal import Journal
-from .model import Entry, HotContext
+from ...errors import InvalidInput
+from .. import storage, tree
+from ..format import parse_entries
+from ..journal import Journal
+from ..model import Entry, HotContext
+from . import hot, live, summaries
 
 ACTION = "checkpoint"
 TRIGGERS = ("auto", "manual", "threshold")
@@ -157,12 +158,12 @@ def record(
         raise InvalidInput(f"trigger {trigger!r}: use one of {', '.join(TRIGGERS)}")
     root = journal.root
     # a summarizer may take a minute: it runs before the hot context is locked
-    context = sessions.require(root)
+    context = live.require(root)
     summary, note = summarize(context, material(root, context, now))
     with storage.lock(root / hot.LOCK):
-        context = sessions.require(root)
+        context = live.require(root)
         earlier = latest(root, context) if completes_latest else None
-        state, body = sessions.snapshot(context)
+        state, body = live.snapshot(context)
         details = {"session_id": context.session_id, "trigger": trigger}
         if earlier is not None:
             details["completes"] = earlier.id

@@ -24,18 +24,11 @@ from whoosh.query import (
     TermRange,
 )
 
-from . import index_postings, passages, semantic
-from .index_documents import (
-    ANALYZER,
-    FIELDS,
-    attrs,
-    record_documents,
-    stored_chunk,
-    term_documents,
-)
-from .query import Filters
-from .query import Query as Parsed
-from .ranking import (
+from .. import meaning
+from ..payloads import passages
+from ..query import Filters
+from ..query import Query as Parsed
+from ..ranking import (
     LEAD_CHARS,
     TOP_CHARS,
     TOP_HITS,
@@ -46,9 +39,11 @@ from .ranking import (
     fuse_scores,
     span_hit,
 )
+from . import postings
+from .documents import ANALYZER, FIELDS, attrs, record_documents, stored_chunk, term_documents
 
 if TYPE_CHECKING:
-    from .chunks import Chunk
+    from ..chunks import Chunk
 
 SECTION_POOL = 50  # best sections considered per query
 RECORD_POOL = 20  # best records considered per query
@@ -56,7 +51,7 @@ COMPLETE_FROM = 4  # query words this long also match indexed words they begin
 COMPLETIONS = 1  # at most this many such longer words per query word and field
 COMPLETION_WEIGHT = 0.5
 
-Vectors = Callable[[], semantic.Store | None]  # the index's vectors, None without the extra
+Vectors = Callable[[], meaning.Store | None]  # the index's vectors, None without the extra
 
 
 def search(  # type: ignore[no-untyped-def]
@@ -154,7 +149,7 @@ def _candidates(
     those ``narrow`` (None: all) keeps, best first.
 
     A query of free words (an ``Or`` of terms) is scored a posting block at a time
-    (:mod:`.index_postings`), with Whoosh's BM25F: Whoosh's collector scores every match
+    (:mod:`.postings`), with Whoosh's BM25F: Whoosh's collector scores every match
     one document at a time through its matcher tree, 110-140 ms when the words are common
     (issue 16). Quoted phrases need positions: Whoosh answers those. With a filter, Whoosh's
     top-N collection also drops documents that belong in it (the ``ConstantScoreQuery``
@@ -167,11 +162,11 @@ def _candidates(
             allowed = None
             if narrow is not None:
                 parts = narrow.subqueries if type(narrow) is And else [narrow]
-                allowed = index_postings.documents_with(
+                allowed = postings.documents_with(
                     searcher, [part.existing_terms(reader, expand=True) for part in parts]
                 )
-            best = index_postings.best_documents(searcher, terms, count, allowed)
-        except index_postings.Unreadable:
+            best = postings.best_documents(searcher, terms, count, allowed)
+        except postings.Unreadable:
             pass
         else:
             # Whoosh's ConstantScoreQuery(narrow, 0.0) below adds 1.0, not 0.0 (its list
@@ -185,14 +180,14 @@ def _candidates(
     return [(hit.fields(), hit.score) for hit in searcher.search(wanted, limit=count)]
 
 
-def _weighted(query: Query) -> list[index_postings.Weighted] | None:
+def _weighted(query: Query) -> list[postings.Weighted] | None:
     """``(field, word, boost)`` of every term of an ``Or`` of terms (nested or not), in
     the order Whoosh sums them; None for any other query."""
     if type(query) is Term:
         return [(query.fieldname, query.text, query.boost)]
     if type(query) is not Or or query.boost != 1.0 or query.scale or query.minmatch:
         return None
-    terms: list[index_postings.Weighted] = []
+    terms: list[postings.Weighted] = []
     for sub in query.subqueries:
         found = _weighted(sub)
         if found is None:
@@ -201,7 +196,7 @@ def _weighted(query: Query) -> list[index_postings.Weighted] | None:
     return terms
 
 
-def _meaning(vectors: Vectors, text: str, searcher) -> semantic.Meaning | None:  # type: ignore[no-untyped-def]
+def _meaning(vectors: Vectors, text: str, searcher) -> meaning.Meaning | None:  # type: ignore[no-untyped-def]
     """How close ``text`` is to every section and record; None without the extra.
 
     The question is embedded with each word weighed by its idf in the memory (stop words
@@ -215,12 +210,12 @@ def _meaning(vectors: Vectors, text: str, searcher) -> semantic.Meaning | None: 
     store = vectors() if text.strip() else None
     if store is None:
         return None
-    text = text[: semantic.MAX_CHARS]  # what the model embeds of a long prompt
+    text = text[: meaning.MAX_CHARS]  # what the model embeds of a long prompt
     words = [(t.startchar, t.endchar, t.text) for t in ANALYZER(text, chars=True)]
     idf = _idf(searcher, {word for _, _, word in words})
     weights = [(start, end, idf[word]) for start, end, word in words]
-    vector = semantic.load().embed_weighted(text, weights)
-    return semantic.Meaning(store, vector).by_best_section()
+    vector = meaning.load().embed_weighted(text, weights)
+    return meaning.Meaning(store, vector).by_best_section()
 
 
 def _idf(searcher, words: set[str]) -> dict[str, float]:  # type: ignore[no-untyped-def]

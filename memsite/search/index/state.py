@@ -15,11 +15,11 @@ from pathlib import Path
 
 import whoosh
 
-from ..errors import MemsiteError
-from ..store import tree
-from ..store.format import PERSONA
-from .chunks import CHUNK_VERSION
-from .index_documents import SCHEMA_VERSION
+from ...errors import MemsiteError
+from ...store import tree
+from ...store.format import PERSONA
+from ..chunks import CHUNK_VERSION
+from .documents import SCHEMA_VERSION
 
 RACY_NS = 2_000_000_000  # files touched this close to the last check are re-hashed
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ..store import markup
-from .chunks import Chunk
-from .ranking import Span
+from ...store import markup
+from ..chunks import Chunk
+from ..ranking import Span
 
 MARK = "[…]"  # stands where a trimmed hit left text out
 MAX_PIECES = 400  # paragraphs weighed per hit at most; past it, runs of them (``_coarser``)

@@ -6,9 +6,9 @@ import datetime as dt
 import json
 from pathlib import Path
 
-from ..errors import MemsiteError, UnsafePath
-from . import storage
-from .model import HotContext
+from ...errors import MemsiteError, UnsafePath
+from .. import storage
+from ..model import HotContext
 
 CONTEXT = "hot/context.json"
 LOCK = "hot"  # the folder is locked while the context is read-modified-written

@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InvalidInput
-from ..store.markup import heading_level, heading_text
-from .chunks import Chunk
-from .headings import toc_slug
-from .ranking import Hit
+from ...errors import InvalidInput
+from ...store.markup import heading_level, heading_text
+from ..chunks import Chunk
+from ..headings import toc_slug
+from ..ranking import Hit
 
 
 @dataclass(frozen=True)

@@ -16,13 +16,13 @@ from pathlib import Path
 from whoosh import classify
 from whoosh.query import And, Or, Term
 
-from ..errors import NotFound
-from ..store.model import Entry
-from . import semantic
-from .chunks import Chunk, chunk_file
-from .index_documents import record_documents, stored_chunk
-from .index_search import RECORD_POOL, Vectors, plain
-from .ranking import Hit, Span, span_hit
+from ...errors import NotFound
+from ...store.model import Entry
+from .. import meaning
+from ..chunks import Chunk, chunk_file
+from ..ranking import Hit, Span, span_hit
+from .documents import record_documents, stored_chunk
+from .search import RECORD_POOL, Vectors, plain
 
 KINDS = ("decision", "learning", "note")  # what a related link names
 RELATED_INDEX = "related"  # the cache folder of the index of those records only
@@ -106,17 +106,17 @@ def _own_sections(searcher, root: Path, entry_id: str) -> list[dict]:  # type: i
     return own
 
 
-def _record_meaning(vectors: Vectors, record: str) -> semantic.Meaning | None:
+def _record_meaning(vectors: Vectors, record: str) -> meaning.Meaning | None:
     """How close one record is to every other; None without the extra."""
     store = vectors()
     vector = None if store is None else store.record_vector(record)
-    return None if vector is None else semantic.Meaning(store, vector)
+    return None if vector is None else meaning.Meaning(store, vector)
 
 
-def _record_meanings(vectors: Vectors, records: list[str]) -> dict[str, semantic.Meaning]:
+def _record_meanings(vectors: Vectors, records: list[str]) -> dict[str, meaning.Meaning]:
     """``_record_meaning`` of each record it can give one for, batched."""
     store = vectors()
-    return {} if store is None else semantic.record_meanings(store, records)
+    return {} if store is None else meaning.record_meanings(store, records)
 
 
 def _alike(searcher, own: list[dict], limit: int, likeness: _Likeness) -> list[Hit]:  # type: ignore[no-untyped-def]

@@ -8,10 +8,11 @@ import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import UnsafePath
-from ..store import checkpoints, hot, tree
-from .chunks import chunk_file
-from .ranking import Hit, Span, span_hit
+from ...errors import UnsafePath
+from ...store import tree
+from ...store.session import checkpoints, hot
+from ..chunks import chunk_file
+from ..ranking import Hit, Span, span_hit
 from .recall import ACTIVITY_DAYS, Primed, PrimeInputs, render_prime, site_url
 
 Search = Callable[..., list[Hit]]
@@ -79,7 +80,7 @@ def _recent_activity(root: Path) -> list[Hit]:
 def governed(root: Path, files: list[str]) -> str:
     """The current decisions that govern the live session's files, one line each, as a
     section of "Where were we?" (issue 14); "" when none does."""
-    from ..errors import InvalidInput
+    from ...errors import InvalidInput
     from .why import Governance, target
 
     if not files:

@@ -16,14 +16,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..store import code, tree
-from ..store.format import DECISIONS, LEARNINGS
-from ..store.markup import FIELD_SHAPE
-from ..store.model import Entry, comma_list
-from .chunks import chunk_file
-from .ranking import Hit, record_hit
+from ...store import code, tree
+from ...store.format import DECISIONS, LEARNINGS
+from ...store.markup import FIELD_SHAPE
+from ...store.model import Entry, comma_list
+from ..chunks import chunk_file
+from ..ranking import Hit, record_hit
+from ..supersession import Supersession, supersession
 from .recall import render_hit, site_url
-from .supersession import Supersession, supersession
 from .tokens import estimate_tokens
 
 WHY_BUDGET = 1_500

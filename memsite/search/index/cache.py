@@ -8,10 +8,11 @@ re-chunked, deleted files leave the index. Updates run under an exclusive ``floc
 writer lock is taken with a timeout, never ``AsyncWriter``. A missing, corrupt or
 version-mismatched index is rebuilt from the markdown, with a one-line notice.
 
-:class:`SearchIndex` keeps the index fresh and hands each question to the other ``index*``
-modules (the only ones that import Whoosh) with a fresh searcher: :mod:`.index_state` (the
-tree's files and ``state.json``), :mod:`.index_documents` (the schema and what a chunk becomes
-in it), :mod:`.index_search` (query-time search) and :mod:`.index_related` (related entries).
+:class:`SearchIndex` keeps the index fresh and hands each question to the other modules of
+this package (the only ones that import Whoosh) with a fresh searcher: :mod:`.state` (the
+tree's files and ``state.json``), :mod:`.documents` (the schema and what a chunk becomes in
+it), :mod:`.search` (query-time search) and :mod:`.related` (related entries); :mod:`.codec`
+and :mod:`.postings` are how the postings are written and read.
 """
 
 from __future__ import annotations
@@ -32,13 +33,17 @@ from typing import TypeVar
 import whoosh
 import whoosh.index
 
-from ..errors import MemsiteError
-from ..store import tree
-from ..store.markup import slugify
-from . import index_codec, index_related, index_search, semantic
-from .chunks import CHUNK_VERSION, Chunk, chunk_file
-from .index_documents import SCHEMA, file_documents, replace_documents
-from .index_state import (
+from ...errors import MemsiteError
+from ...store import tree
+from ...store.markup import slugify
+from .. import meaning
+from ..chunks import CHUNK_VERSION, Chunk, chunk_file
+from ..query import Filters
+from ..query import Query as Parsed
+from ..ranking import Hit
+from . import codec, related, search
+from .documents import SCHEMA, file_documents, replace_documents
+from .state import (
     IndexBroken,
     Refresh,
     Stamp,
@@ -50,9 +55,6 @@ from .index_state import (
     stat_tree,
     write_state,
 )
-from .query import Filters
-from .query import Query as Parsed
-from .ranking import Hit
 
 WRITE_TIMEOUT = 60.0  # seconds to wait for Whoosh's writer lock
 LIMITMB = 256  # writer memory before it spills a run to disk (default 128)
@@ -93,7 +95,7 @@ class SearchIndex:
         # to date from them (with the semantic extra): a fresh build then chunks each file
         # once, not once for Whoosh and again for the embeddings.
         self._chunked: dict[str, tuple[Stamp, tuple[bytes, list[Chunk]]]] = {}
-        self._keep_chunked = semantic.available()
+        self._keep_chunked = meaning.available()
 
     # -- keeping it fresh -------------------------------------------------------------
 
@@ -162,7 +164,7 @@ class SearchIndex:
         try:
             ix = whoosh.index.create_in(str(fresh), SCHEMA)
             files, count = {}, 0
-            writer = index_codec.BuildWriter(ix, LIMITMB)
+            writer = codec.BuildWriter(ix, LIMITMB)
             try:
                 for done, (rel, (mtime, size)) in enumerate(stats.items(), 1):
                     self.progress(done, len(stats))
@@ -204,7 +206,7 @@ class SearchIndex:
             reads[rel] = read
         count = removed = 0
         if reads:
-            writer = index_codec.writer(ix, timeout=WRITE_TIMEOUT, delay=0.05, limitmb=LIMITMB)
+            writer = codec.writer(ix, timeout=WRITE_TIMEOUT, delay=0.05, limitmb=LIMITMB)
             try:
                 with writer.searcher() as searcher:
                     for rel, read in reads.items():
@@ -321,7 +323,7 @@ class SearchIndex:
         filters = query.filters.merge(filters or Filters())
         vectors = None if lexical else self._vectors
         return self._with_index(
-            lambda searcher: index_search.search(searcher, query, filters, limit, vectors)
+            lambda searcher: search.search(searcher, query, filters, limit, vectors)
         )
 
     def related(
@@ -335,9 +337,7 @@ class SearchIndex:
         fused with the records' meaning when the semantic extra is installed)."""
         vectors = None if lexical else self._vectors
         return self._with_index(
-            lambda searcher: index_related.related(
-                searcher, self.root, entry_id, limit, kinds, vectors
-            )
+            lambda searcher: related.related(searcher, self.root, entry_id, limit, kinds, vectors)
         )
 
     def related_many(
@@ -356,17 +356,15 @@ class SearchIndex:
         """
         vectors = None if lexical else self._vectors
         return self._with_index(
-            lambda searcher: index_related.related_many(
-                searcher, self.root, ids, limit, kinds, vectors
-            )
+            lambda searcher: related.related_many(searcher, self.root, ids, limit, kinds, vectors)
         )
 
     # -- the vectors, with the semantic extra -------------------------------------------
 
-    def _vectors(self) -> semantic.Store | None:
+    def _vectors(self) -> meaning.Store | None:
         """Section and record vectors in line with the index (issue 6); None without the
         extra. They live beside the index folder, keyed by text: a rebuilt index reuses them."""
-        if not semantic.available():
+        if not meaning.available():
             return None
         # the chunker's version is part of a file's stamp: a new chunker means new chunk ids
         files = {
@@ -374,7 +372,7 @@ class SearchIndex:
             for path, entry in self._load_state()["files"].items()
         }
         try:
-            return semantic.update(
+            return meaning.update(
                 self.folder.parent / f"{self.folder.name}.vectors.npz",
                 files,
                 lambda rel: read[1] if (read := self._read(rel)) is not None else None,

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from .ranking import Signal
+from ..ranking import Signal
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from .chunks import Chunk
-    from .semantic import Store
+    from ..chunks import Chunk
+    from .vectors import Store
 
 # Meaning alone brings a section or record into the results only above this cosine
 # similarity; below it, it only re-ranks what the words found. See docs/search.md.

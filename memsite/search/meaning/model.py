@@ -19,12 +19,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import MemsiteError
+from ...errors import MemsiteError
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from .chunks import Chunk
+    from ..chunks import Chunk
 
 CONFIG = "l2_supercat"
 DIM = 256
@@ -119,7 +119,7 @@ class Embedder:
 
         With one weight for every word this is :meth:`embed_one` without the tokens between
         words; the caller weighs a question's words by how rare they are in the memory
-        (``index_search``), so that "large language model" is not outweighed by "can my team
+        (``index.search``), so that "large language model" is not outweighed by "can my team
         ... in our accounts". Falls back to :meth:`embed_one` when no token is weighed.
         """
         import numpy as np

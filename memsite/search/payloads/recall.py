@@ -7,7 +7,7 @@ citation. A hit that does not fit is left out whole, and the block says how many
 ``prime`` runs at session start: the persona (always, whole), the hot context, the decisions
 and learnings relevant to the task, and the last three days of warm activity, newest first.
 Each section is capped by its share of the budget (:data:`PRIME_SHARES`); tokens a section
-does not use pass on to the next. Tokens are counted with :func:`memsite.search.tokens.estimate_tokens`.
+does not use pass on to the next. Tokens are counted with :func:`memsite.search.payloads.tokens.estimate_tokens`.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ..store.markup import slugify
-from .chunks import ID_LINE
-from .ranking import Hit, newest_first_among_ties
+from ...store.markup import slugify
+from ..chunks import ID_LINE
+from ..ranking import Hit, newest_first_among_ties
 from .tokens import estimate_tokens
 
 RECALL_BUDGET = 1_500

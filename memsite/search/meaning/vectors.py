@@ -1,11 +1,4 @@
-"""Meaning for the ranking: an optional offline embedding model and its vector cache (issue 6).
-
-The model and what is embedded for a chunk are in :mod:`.semantic_model`; how close a query
-is to the stored vectors in :mod:`.semantic_meaning`; this module holds the vector cache and
-gives every public name of the three (``semantic.load``, ``semantic.Meaning``, ...). They are
-the only modules that import ``wordllama`` or ``numpy``, and they import them inside the
-functions that need them, so importing memsite costs nothing and everything works without
-the extra.
+"""The vector cache: the vector of every indexed section and record (issue 6).
 
 Vectors are cached in the index cache folder, keyed by a hash of the embedded text: an
 append embeds only the new chunks, and a missing, corrupt or foreign cache file is simply
@@ -23,57 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .semantic_meaning import BLOCK, FLOOR, Meaning, cosine, meanings, minmax, record_meanings
-from .semantic_model import (
-    CONFIG,
-    DIM,
-    MAX_CHARS,
-    Embedder,
-    ModelUnavailable,
-    available,
-    document,
-    load,
-    normalise_rows,
-    package_folder,
-    text_key,
-    tokenizer_file,
-    weight_file,
-)
+from .model import CONFIG, DIM, MAX_CHARS, Embedder, document, load, normalise_rows, text_key
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from .chunks import Chunk
-
-__all__ = [
-    "BLOCK",
-    "CONFIG",
-    "DIM",
-    "FLOOR",
-    "MAX_CHARS",
-    "MODEL",
-    "Embedder",
-    "Meaning",
-    "ModelUnavailable",
-    "Store",
-    "Update",
-    "available",
-    "cosine",
-    "document",
-    "empty",
-    "load",
-    "meanings",
-    "minmax",
-    "normalise_rows",
-    "package_folder",
-    "read_store",
-    "record_meanings",
-    "text_key",
-    "tokenizer_file",
-    "update",
-    "weight_file",
-    "write_store",
-]
+    from ..chunks import Chunk
 
 # Stamped into the vector cache: another model, or another way of building the embedded
 # text (``document``: bump the number when it changes), makes the cache foreign and rebuilt.

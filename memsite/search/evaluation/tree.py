@@ -7,9 +7,9 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 
-from .chunks import Chunk, chunk_file
-from .evaluation import Report, evaluate, read_queries
-from .ranking import Hit
+from ..chunks import Chunk, chunk_file
+from ..ranking import Hit
+from .metrics import Report, evaluate, read_queries
 
 
 def evaluate_tree(

@@ -1,0 +1,1 @@
+"""Retrieval quality against labelled queries: recall@k and MRR@10."""
