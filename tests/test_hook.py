@@ -228,3 +228,50 @@ def test_a_fresh_tree_primes_without_a_session(tmp_path: Path, monkeypatch) -> N
     )
     assert done.exit_code == 0
     assert "# Persona" in context_of(done.stdout, "SessionStart")
+
+
+def test_a_harness_that_never_closes_stdin_is_answered_within_the_limit(root: Path) -> None:
+    """Issue 22: the time limit covers reading the event; a stdin left open is one stderr line
+    and exit 0 within the limit, not a hook that waits for ever."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    start = time.monotonic()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memsite", "--root", str(root), "hook"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    try:
+        process.wait(timeout=20)  # stdin stays open: the harness is still writing
+    finally:
+        process.kill()
+        assert process.stdin is not None
+        process.stdin.close()
+    took = time.monotonic() - start
+    assert process.stdout is not None and process.stderr is not None
+    with process.stdout, process.stderr:
+        out, err = process.stdout.read(), process.stderr.read()
+    assert process.returncode == 0
+    assert out == b""
+    assert err.decode().strip() == "memsite hook: no answer within 5 s; no context added"
+    assert took < 8, took
+
+
+def test_the_watchdog_ends_work_that_holds_the_gil() -> None:
+    """A thread's join cannot return while a C loop holds the GIL (a backtracking regular
+    expression); the forked child is killed at the limit instead."""
+    import re
+
+    from memsite.agents.hooks import Answer, bounded
+
+    def backtrack() -> Answer:
+        re.match(r"(a+)+$", "a" * 64 + "b")  # runs for far longer than the test
+        return Answer("never")
+
+    start = time.monotonic()
+    said = bounded(backtrack, time_limit=1.0)
+    assert said.late and said.stdout == ""
+    assert said.error.startswith("memsite hook: no answer within")
+    assert time.monotonic() - start < 3
+    assert bounded(lambda: Answer("ok", "said")) == Answer("ok", "said")

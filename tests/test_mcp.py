@@ -53,11 +53,12 @@ def talk(
     scenario: Callable[[ClientSession], Awaitable[Any]],
     *,
     env: dict[str, str] | None = None,
+    args: list[str] | None = None,
 ) -> Any:
     """Start ``memsite mcp`` in ``project/src`` and run ``scenario`` against it."""
     server = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "memsite", "mcp"],
+        args=["-m", "memsite", "mcp", *(args or [])],
         cwd=project / "src",
         env={"MEMSITE_CACHE": str(project / ".cache"), **(env or {})},
     )
@@ -289,3 +290,40 @@ def test_the_write_tools_take_the_paths_and_commit_an_entry_governs(project: Pat
         "edited the tokens",
     ]
     assert all(e.paths == ["auth/tokens.py", "auth/"] and e.commit == "v1" for e in named)
+
+
+def test_a_call_that_overruns_is_stopped_and_the_server_stays_usable(project: Path) -> None:
+    """Issue 22: a call past --call-timeout is a tool error within the bound (here: a search
+    that waits on an index another process holds locked), and the next calls are answered."""
+    import fcntl
+    import time
+
+    hold: dict[str, int] = {}
+
+    async def scenario(session: ClientSession) -> None:
+        done = await session.call_tool("decide", {"title": "Use Postgres", "why": "Durability"})
+        assert not done.is_error, done
+        assert not (await session.call_tool("search", {"query": "postgres"})).is_error
+        (lock,) = (project / ".cache").rglob("*.lock")
+        hold["fd"] = os.open(lock, os.O_RDWR)
+        fcntl.flock(hold["fd"], fcntl.LOCK_EX)  # another process is updating the index
+        await session.call_tool("learn", {"title": "Pin the clock", "category": "testing"})
+        start = time.monotonic()
+        stuck = await session.call_tool("search", {"query": "clock"})
+        took = time.monotonic() - start
+        assert "search: no answer within 2 s, so the call was stopped" in failed(stuck)
+        assert took < 5, took
+        start = time.monotonic()
+        got = await session.call_tool("get", {"id": done.structured_content["id"]})
+        assert not got.is_error and got.structured_content["title"] == "Use Postgres"
+        assert time.monotonic() - start < 5
+        fcntl.flock(hold["fd"], fcntl.LOCK_UN)
+        found = await session.call_tool("search", {"query": "clock"})
+        assert not found.is_error, found
+        assert found.structured_content["hits"][0]["heading"].endswith("Pin the clock")
+
+    try:
+        talk(project, scenario, args=["--call-timeout", "2"])
+    finally:
+        if "fd" in hold:
+            os.close(hold["fd"])

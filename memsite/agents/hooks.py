@@ -15,7 +15,12 @@ on stdout, and exit code 0.
 from __future__ import annotations
 
 import json
+import os
+import select
+import signal
+import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +32,8 @@ from ..search.payloads.recall import PRIME_BUDGET, RECALL_BUDGET
 from ..search.payloads.tokens import tokens_of_size
 
 TIME_LIMIT = 5.0  # seconds; Claude Code waits for a hook, so memsite gives up first
+# the watchdog's own margin over TIME_LIMIT: the worker's thread gives up first when it can
+GRACE = 1.0
 TRIGGERS = ("auto", "manual")
 # Claude Code's file-editing tools and the input field that holds the file's (absolute) path
 EDIT_TOOLS = {
@@ -85,6 +92,57 @@ def run(
     return Answer(
         error=f"memsite hook: no answer within {time_limit:g} s; no context added", late=True
     )
+
+
+def bounded(work: Callable[[], Answer], time_limit: float = TIME_LIMIT + GRACE) -> Answer:
+    """``work()`` run in a forked child that is killed at ``time_limit`` seconds (issue 22).
+
+    A thread's time limit holds only while the thread it waits on lets go of the GIL: a
+    regular expression or any C loop that does not keeps the waiting thread from ever
+    returning, and reading stdin happened before the limit started. Here the limit starts
+    before anything is read and a kill ends whatever the child is doing; its writes go
+    through the store's locked appends and atomic replaces, which a kill never half-writes.
+    """
+    readable, writable = os.pipe()
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: do the work, hand the answer over, and leave at once
+        code = 0
+        try:
+            os.close(readable)
+            said = work()
+            data = json.dumps([said.stdout, said.error, said.late]).encode("utf-8")
+            with os.fdopen(writable, "wb") as out:
+                out.write(data)
+        except BaseException:  # noqa: BLE001 - whatever happens, the parent answers
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(writable)
+    deadline = time.monotonic() + time_limit
+    chunks: list[bytes] = []
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([readable], [], [], left)[0]:
+                os.kill(pid, signal.SIGKILL)
+                return Answer(
+                    error=f"memsite hook: no answer within {TIME_LIMIT:g} s; no context added",
+                    late=True,
+                )
+            chunk = os.read(readable, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(readable)
+        os.waitpid(pid, 0)
+    try:
+        stdout, error, late = json.loads(b"".join(chunks).decode("utf-8"))
+    except ValueError:
+        return Answer(error="memsite hook: the hook's worker ended without an answer")
+    return Answer(str(stdout), str(error), bool(late))
 
 
 def answer(

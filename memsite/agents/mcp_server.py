@@ -10,6 +10,7 @@ every call first brings the index up to date with what other processes wrote.
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
@@ -26,6 +27,9 @@ from ..store import tree
 from ..store.check import check_tree
 from ..store.session import hot
 from . import tool_results as out
+from .worker import Opened, Overrun, Worker, serve_calls
+
+CALL_TIMEOUT = 60.0  # seconds a tool call may take before it is stopped (issue 22)
 
 INSTRUCTIONS = """\
 This is the project's memory: decisions and why they were made, learnings, activity and the \
@@ -83,35 +87,74 @@ def _error(message: str) -> CallToolResult:
 
 def _one_call(method: Callable[..., T]) -> Callable[..., T]:
     """Run a tool alone (the SDK runs tools on worker threads; ``Memory`` serves one call at a
-    time) and turn memsite's refusals into an error result the model can read and act on."""
+    time), in the worker process when there is one, and turn memsite's refusals into an
+    error result the model can read and act on."""
 
     @functools.wraps(method)
-    def call(self: MemoryTools, *args: Any, **kwargs: Any) -> Any:
+    def call(self: MemoryTools, **kwargs: Any) -> Any:
+        ctx = kwargs.pop("ctx", None)
         with self.lock:
-            self.memory.notices.clear()
+            if self.worker is None:
+                return _run(self, method, kwargs)
+            author = self._author(ctx)
             try:
-                return method(self, *args, **kwargs)
-            except MemsiteError as err:
-                return _error(str(err))
-            except OSError as err:  # the disk's refusal, in one line as on the command line
-                where = f"{err.filename}: " if err.filename else ""
-                return _error(f"{where}{err.strerror or err}")
+                return self.worker.call(method.__name__, kwargs, author)
+            except Overrun:
+                return _error(
+                    f"{method.__name__}: no answer within {self.worker.timeout:g} s, so the call"
+                    " was stopped (memory holds what it held before); try a narrower call"
+                )
 
     return call
+
+
+def _run(tools: MemoryTools, method: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    tools.memory.notices.clear()
+    if "ctx" in inspect.signature(method).parameters:
+        kwargs = {**kwargs, "ctx": None}
+    try:
+        return method(tools, **kwargs)
+    except MemsiteError as err:
+        return _error(str(err))
+    except OSError as err:  # the disk's refusal, in one line as on the command line
+        where = f"{err.filename}: " if err.filename else ""
+        return _error(f"{where}{err.strerror or err}")
+    except Exception as err:  # noqa: BLE001 - one line for the model, and the server goes on
+        return _error(f"{type(err).__name__}: {' '.join(str(err).split())}"[:500])
+
+
+_TOOLS: dict[int, MemoryTools] = {}
+
+
+def run_in_worker(memory: Memory, name: str, kwargs: dict[str, Any], author: str | None) -> Any:
+    """One tool call inside the worker process (``worker.serve_calls``)."""
+    tools = _TOOLS.setdefault(id(memory), MemoryTools(memory))
+    memory.author = author
+    method = getattr(MemoryTools, name) if name in READING + WRITING else None
+    if method is None:
+        return _error(f"no tool {name!r}")
+    return _run(tools, method.__wrapped__, kwargs)
 
 
 class MemoryTools:
     """The tools and resources over one ``Memory``; each method is one call into it."""
 
-    def __init__(self, memory: Memory) -> None:
+    def __init__(self, memory: Memory, worker: Worker | None = None) -> None:
         self.memory = memory
+        self.worker = worker
         self.lock = threading.Lock()
 
-    def _signed(self, ctx: Context) -> Memory:
-        """The memory, writing as $MEMSITE_AUTHOR or else as the client named in the handshake."""
-        if self.memory.author is None:
+    def _author(self, ctx: Context | None) -> str | None:
+        """$MEMSITE_AUTHOR, or else the client named in the handshake."""
+        if self.memory.author is None and ctx is not None:
             params = ctx.session.client_params
             self.memory.author = params.client_info.name if params is not None else None
+        return self.memory.author
+
+    def _signed(self, ctx: Context | None) -> Memory:
+        """The memory, writing as $MEMSITE_AUTHOR or else as the client named in the handshake
+        (in the worker, the author the server sent with the call)."""
+        self._author(ctx)
         return self.memory
 
     def _written(self, entry_id: str) -> out.Written:
@@ -379,12 +422,13 @@ class MemoryTools:
         return self._read(lambda: self.memory.get(id).markdown)
 
 
-def build_server(memory: Memory) -> MCPServer:
-    """The MCP server over ``memory``: its tools and its read-only resources."""
+def build_server(memory: Memory, worker: Worker | None = None) -> MCPServer:
+    """The MCP server over ``memory``: its tools and its read-only resources. With a
+    ``worker``, tools run in its process and each call is stopped past its timeout."""
     server = MCPServer(
         "memsite", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
-    tools = MemoryTools(memory)
+    tools = MemoryTools(memory, worker)
     for name in READING:
         server.add_tool(getattr(tools, name), annotations=READ_ONLY)
     for name in WRITING:
@@ -396,6 +440,17 @@ def build_server(memory: Memory) -> MCPServer:
     return server
 
 
-def serve(memory: Memory) -> None:
-    """Serve ``memory`` over standard input and output until the client disconnects."""
-    build_server(memory).run("stdio")
+def serve(memory: Memory, call_timeout: float = CALL_TIMEOUT) -> None:
+    """Serve ``memory`` over standard input and output until the client disconnects; each tool
+    call runs in a worker process and is answered within ``call_timeout`` seconds."""
+    cache = None if memory.cache_dir is None else str(memory.cache_dir)
+    opened = Opened(str(memory.root), cache, memory.allow_secrets, memory.allow_future)
+    worker = Worker("memsite.agents.mcp_server", opened, call_timeout)
+    try:
+        build_server(memory, worker).run("stdio")
+    finally:
+        worker.stop()
+
+
+if __name__ == "__main__":
+    serve_calls(run_in_worker)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 import click
@@ -14,11 +13,19 @@ from .options import Count
 
 
 @cli.command()
+@click.option(
+    "--call-timeout",
+    type=click.FloatRange(0.1, 3600),
+    default=60.0,
+    show_default=True,
+    help="Seconds a tool call may take; past it the call is stopped and is a tool error.",
+)
 @click.pass_context
-def mcp(ctx: click.Context) -> None:
+def mcp(ctx: click.Context, call_timeout: float) -> None:
     """Serve this memory to an agent over MCP (stdio): prime, recall, why, search, get, related,
     decide, learn, log, session and pending tools, check; persona, session and entries as
-    resources. Needs the extra: pip install "memsite[mcp]"."""
+    resources. Each call runs in a worker process, stopped past --call-timeout. Needs the
+    extra: pip install "memsite[mcp]"."""
     try:
         from ..agents.mcp_server import serve
     except ModuleNotFoundError as err:
@@ -27,7 +34,7 @@ def mcp(ctx: click.Context) -> None:
         raise click.ClickException(
             'memsite mcp needs the MCP SDK: pip install "memsite[mcp]"'
         ) from None
-    serve(_memory(ctx))
+    serve(_memory(ctx), call_timeout)
 
 
 @cli.command()
@@ -52,20 +59,18 @@ def hook(ctx: click.Context, prime_budget: int, recall_budget: int) -> None:
     file (once per file per session), PreCompact and PostCompact record a checkpoint,
     SessionEnd ends the session. Never blocks the agent: any failure is one line on stderr,
     exit 0."""
-    from ..agents.hooks import run
+    from ..agents.hooks import bounded, run
 
-    said = run(
-        sys.stdin.buffer.read(),
-        lambda: _memory(ctx),
-        prime_budget=prime_budget,
-        recall_budget=recall_budget,
+    # the time limit covers reading stdin too, and a kill ends a call that holds the GIL
+    said = bounded(
+        lambda: run(
+            sys.stdin.buffer.read(),
+            lambda: _memory(ctx),
+            prime_budget=prime_budget,
+            recall_budget=recall_budget,
+        )
     )
     if said.stdout:
         click.echo(said.stdout)
     if said.error:
         click.echo(said.error, err=True)
-    if said.late:
-        # the call still running must not hold the agent: leave without waiting for it
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(0)
