@@ -1,6 +1,7 @@
 """memsite: an AI agent's memory as plain markdown files, searchable and published as a site."""
 
 from .errors import (
+    BadNumber,
     BadValue,
     EmptyQuery,
     InvalidInput,
@@ -15,6 +16,7 @@ from .store.model import Entry, HotContext
 __version__ = "0.1.0"
 
 __all__ = [
+    "BadNumber",
     "BadValue",
     "EmptyQuery",
     "Entry",

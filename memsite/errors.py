@@ -14,6 +14,11 @@ class BadValue(InvalidInput):
     a usage error (exit 2)."""
 
 
+class BadNumber(BadValue):
+    """A number that is not whole, not finite or out of its range; the message names the
+    parameter and the range (issue 22)."""
+
+
 class EmptyQuery(BadValue):
     """A search query with nothing to search for: no words, no phrase, no filter."""
 

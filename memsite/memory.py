@@ -11,7 +11,7 @@ from typing import Any
 
 from .errors import InvalidInput, NotFound
 from .search.facade import SearchFacade
-from .store import code, storage, tree
+from .store import code, inputs, storage, tree
 from .store.dates import days_before, moment_of
 from .store.format import DECISIONS, LEARNINGS
 from .store.intake import Intake
@@ -94,6 +94,17 @@ class Memory(SearchFacade):
         tree.check_root(self.root)
         return hot.load(self.root)
 
+    def live_sessions(self) -> list[tuple[str, HotContext]]:
+        """Every live session of the tree with its file: ``hot/context.json``, then those of
+        Claude Code sessions running beside the first (``hot/sessions/``)."""
+        found = []
+        for rel in hot.live_files(self.root):
+            with hot.using(rel):
+                context = hot.load(self.root)
+            if context is not None:
+                found.append((rel, context))
+        return found
+
     def latest_decisions(self, limit: int = 5) -> list[Entry]:
         """The newest decisions (reads ``cold/decisions.md`` only, so it stays cheap)."""
         parsed, _ = tree.read_file(self.root, DECISIONS)
@@ -121,6 +132,16 @@ class Memory(SearchFacade):
         summary = self._intake.text(summary, "summary")
         tree.check_root(self.root)
         return live.end(self._journal, summary, now)
+
+    def retask(self, task: str, *, only_if: str | None = None, at: object = None) -> bool:
+        """Rename the live session's task (only while it is still ``only_if``)."""
+        task = self._intake.line(task, "task")
+        return live.retask(self.root, task, self._when(at), only_if=only_if)
+
+    def touch(self, files: Iterable[str], *, at: object = None) -> bool:
+        """Add files to the live session's files without a log entry."""
+        names = [self._intake.line(name, "file") for name in files]
+        return live.touch(self.root, names, self._when(at))
 
     def progress(self, step: str, files: Iterable[str] = (), *, at: object = None) -> str:
         """Record the current step (and files touched) in hot and in the warm log."""
@@ -286,8 +307,7 @@ class Memory(SearchFacade):
 
     def prune(self, keep_days: int = 7, *, today: dt.date | None = None) -> list[tuple[str, str]]:
         """Move warm logs older than ``keep_days`` to ``warm/archive/YYYY/``; delete nothing."""
-        if keep_days < 0:
-            raise InvalidInput("--keep-days must be 0 or more")
+        keep_days = inputs.count(keep_days, "keep_days", 0)
         tree.check_root(self.root)
         today = today or self.clock().date()
         return self._journal.prune(days_before(today, keep_days))

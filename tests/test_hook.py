@@ -128,12 +128,72 @@ def test_user_prompt_submit_with_no_match_prints_nothing(hook, live, prompt: str
     assert (done.exit_code, done.stdout) == (0, "")
 
 
-def test_session_end_ends_the_session_saying_the_harness_did(hook, live: Memory) -> None:
+def test_session_end_ends_the_session_saying_the_harness_did(hook, root: Path) -> None:
+    """Issue 23: a session the SessionStart hook started is the one SessionEnd ends."""
+    memory = Memory(root, author="")
+    assert hook(event("SessionStart", source="startup")).exit_code == 0
+    started = memory.session()
+    assert started is not None and started.task == "Claude Code session 8f2c5b1e"
+    hook(event("UserPromptSubmit", prompt="Move token refresh into auth/tokens.py\nthen test"))
+    assert memory.session().task == "Move token refresh into auth/tokens.py"
     done = hook(event("SessionEnd", reason="prompt_input_exit"))
     assert (done.exit_code, done.stdout) == (0, "")
-    assert live.session() is None
-    [end] = warm_entries(live, "session end")
+    assert memory.session() is None
+    [end] = warm_entries(memory, "session end")
     assert end.result == "Session ended by the harness (Claude Code, reason: prompt_input_exit)."
+
+
+def test_session_end_leaves_a_session_started_by_hand_live(hook, live: Memory) -> None:
+    """A session a person started and Claude Code joined gets a checkpoint and stays live."""
+    assert hook(event("SessionStart", source="startup")).exit_code == 0
+    assert live.session().session_id == "s1"
+    done = hook(event("SessionEnd", reason="prompt_input_exit"))
+    assert (done.exit_code, done.stdout) == (0, "")
+    assert live.session() is not None and live.session().session_id == "s1"
+    assert warm_entries(live, "session end") == []
+    assert len(warm_entries(live, "checkpoint")) == 1
+
+
+def test_tool_calls_are_recorded_without_asking(hook, live: Memory, root: Path) -> None:
+    """PostToolUse of an edit is an 'edited file' entry with its lines (a burst of edits of
+    one file is one entry with a count); a failing command is 'ran command' with its exit
+    status; the todo list becomes pending actions; reads are not logged."""
+    repo = root.parent
+    (repo / ".git").mkdir(exist_ok=True)
+    target = str(repo / "auth" / "tokens.py")
+    patch = {"structuredPatch": [{"lines": [" a", "-b", "+c", "+d"]}]}
+    for _ in range(3):
+        edit = event("PostToolUse", tool_name="Edit", tool_input={"file_path": target})
+        assert hook({**edit, "tool_response": patch}).exit_code == 0
+    read = event("PostToolUse", tool_name="Read", tool_input={"file_path": target})
+    hook({**read, "tool_response": {"content": "x"}})
+    failed = event(
+        "PostToolUseFailure",
+        tool_name="Bash",
+        tool_input={"command": "pytest tests/auth -q"},
+        error="Exit code 3\n2 failed, 40 passed",
+    )
+    assert hook(failed).exit_code == 0
+    todo = event(
+        "PostToolUse",
+        tool_name="TodoWrite",
+        tool_input={
+            "todos": [
+                {"content": "Fix the refresh test", "status": "in_progress"},
+                {"content": "Write the docs", "status": "pending"},
+            ]
+        },
+    )
+    hook({**todo, "tool_response": {}})
+    [edited] = warm_entries(live, "edited file")
+    assert edited.details == {"file": "auth/tokens.py", "lines": "+6 -3", "edits": "3"}
+    [ran] = warm_entries(live, "ran command")
+    assert ran.details == {"command": "pytest tests/auth -q", "exit": "3"}
+    assert ran.result == "2 failed, 40 passed"
+    context = live.session()
+    assert "auth/tokens.py" in context.files_modified
+    assert context.pending_actions == ["Fix the refresh test", "Write the docs"]
+    assert check_tree(root) == []
 
 
 @pytest.mark.parametrize(
@@ -275,3 +335,87 @@ def test_the_watchdog_ends_work_that_holds_the_gil() -> None:
     assert said.error.startswith("memsite hook: no answer within")
     assert time.monotonic() - start < 3
     assert bounded(lambda: Answer("ok", "said")) == Answer("ok", "said")
+
+
+def test_session_start_fits_claude_codes_cap_on_the_sample(tmp_path: Path) -> None:
+    """Issue 23: Claude Code shows the model only a 2 KB preview of a hook context over 10,000
+    characters; at the defaults the sample's SessionStart payload fits, with "Where were
+    we?", decisions, and the line on asking for more last."""
+    import shutil
+
+    sample = tmp_path / "memory"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "memory", sample)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    env["MEMSITE_CACHE"] = str(tmp_path / "cache")
+    payload = json.dumps(event("SessionStart", source="startup"))
+    start = [sys.executable, "-m", "memsite", "--root", str(sample), "hook"]
+    for extra in ([], ["--prime-budget", "20000"]):
+        done = subprocess.run(
+            [*start, *extra], input=payload, capture_output=True, text=True, env=env
+        )
+        assert done.returncode == 0, done.stderr
+        context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert len(context) <= 10_000
+        assert "# Where were we?" in context and "## Relevant decisions" in context
+        assert context.rstrip().endswith("(MCP tools `recall`, `search`, `get`)._")
+    assert "--prime-budget 20000 is over what fits" in done.stderr
+
+
+def test_an_answer_over_the_cap_is_cut_at_a_line() -> None:
+    from memsite.agents.hooks import fit
+
+    text = "".join(f"line {n} " + "x" * 90 + "\n" for n in range(200))
+    cut = fit(text)
+    assert len(cut) <= 10_000 and cut.startswith("line 0 ")
+    assert cut.endswith("10,000-character limit; ask memsite for more._\n")
+    assert fit("short\n") == "short\n"
+
+
+def test_two_claude_code_sessions_at_once_keep_two_live_sessions(hook, root: Path) -> None:
+    """Issue 23: a second Claude Code session running beside the first gets its own live
+    session (hot/sessions/), and neither's hooks record into, checkpoint or end the other's."""
+    repo = root.parent
+    (repo / ".git").mkdir(exist_ok=True)
+
+    def on(sid: str, name: str, **fields: Any):
+        done = hook({**event(name, **fields), "session_id": sid})
+        assert (done.exit_code, done.stderr) == (0, ""), done.stderr
+        return done
+
+    def edit(sid: str, name: str) -> None:
+        on(
+            sid,
+            "PostToolUse",
+            tool_name="Write",
+            tool_input={"file_path": str(repo / name), "content": "x = 1\n"},
+            tool_response={"structuredPatch": []},
+        )
+
+    on("first-aaaa", "SessionStart", source="startup")
+    on("second-bb", "SessionStart", source="startup")
+    on("first-aaaa", "UserPromptSubmit", prompt="Fix the refresh tokens")
+    on("second-bb", "UserPromptSubmit", prompt="Write the migration guide")
+    edit("first-aaaa", "auth/tokens.py")
+    edit("second-bb", "docs/migration.md")
+    on("second-bb", "PreCompact", trigger="manual")
+    memory = Memory(root, author="")
+    lives = dict(memory.live_sessions())
+    assert set(lives) == {"hot/context.json", "hot/sessions/second-bb.json"}
+    assert lives["hot/context.json"].task == "Fix the refresh tokens"
+    assert lives["hot/context.json"].files_modified == ["auth/tokens.py"]
+    assert lives["hot/sessions/second-bb.json"].task == "Write the migration guide"
+    assert lives["hot/sessions/second-bb.json"].files_modified == ["docs/migration.md"]
+    assert lives["hot/context.json"].checkpoints == []
+    assert len(lives["hot/sessions/second-bb.json"].checkpoints) == 1
+    shown = CliRunner().invoke(cli, ["--root", str(root), "session", "show"])
+    assert "Also live (hot/sessions/second-bb.json): Write the migration guide" in shown.output
+    on("second-bb", "SessionEnd", reason="other")
+    assert [rel for rel, _ in memory.live_sessions()] == ["hot/context.json"]
+    on("first-aaaa", "SessionEnd", reason="other")
+    assert memory.live_sessions() == []
+    ends = {e.details["task"]: e for e in warm_entries(memory, "session end")}
+    assert set(ends) == {"Fix the refresh tokens", "Write the migration guide"}
+    assert "docs/migration.md" in ends["Write the migration guide"].body
+    assert "auth/tokens.py" not in ends["Write the migration guide"].body
+    assert "docs/migration.md" not in ends["Fix the refresh tokens"].body
+    assert check_tree(root) == []

@@ -171,7 +171,7 @@ def test_prime_holds_every_section_within_budget(mem: Memory) -> None:
     mem.start_session("Harden password storage", at="2026-03-08T10:00:00")
     primed = mem.prime(budget=2_000)
     names = {s.name: s for s in primed.sections}
-    assert list(names) == ["persona", "hot", "decisions", "learnings", "activity"]
+    assert list(names) == ["persona", "hot", "decisions", "learnings", "activity", "more"]
     assert "zebrafish" in names["persona"].markdown  # the persona, always
     assert "Harden password storage" in names["hot"].markdown
     assert "argon2id" in names["decisions"].markdown.split("\n### ")[1]  # relevant first

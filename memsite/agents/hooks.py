@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import signal
 import sys
@@ -28,28 +29,30 @@ from typing import Any
 
 from ..errors import MemsiteError
 from ..memory import Memory
-from ..search.payloads.recall import PRIME_BUDGET, RECALL_BUDGET
+from ..search.payloads.recall import HOOK_BUDGET, HOOK_CONTEXT_CAP, RECALL_BUDGET
 from ..search.payloads.tokens import tokens_of_size
+from ..store.inputs import MAX_TOKENS, clean
+from ..store.session import hot
+from ..store.session.capture import edited_file
+from ..store.session.summaries import MAX_SUMMARY
+from . import following
 
 TIME_LIMIT = 5.0  # seconds; Claude Code waits for a hook, so memsite gives up first
+CONTEXT_CAP = HOOK_CONTEXT_CAP  # every answer fits Claude Code's cap (see recall.py)
 # the watchdog's own margin over TIME_LIMIT: the worker's thread gives up first when it can
 GRACE = 1.0
 TRIGGERS = ("auto", "manual")
-# Claude Code's file-editing tools and the input field that holds the file's (absolute) path
-EDIT_TOOLS = {
-    "Edit": "file_path",
-    "Write": "file_path",
-    "MultiEdit": "file_path",
-    "NotebookEdit": "notebook_path",
-}
 EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
     "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
     "PreCompact",
     "PostCompact",
     "SessionEnd",
 )
+SOURCES = ("startup", "resume", "clear", "compact", "fork")
 
 
 @dataclass(frozen=True)
@@ -67,16 +70,19 @@ def run(
     open_memory: Callable[[], Memory],
     *,
     time_limit: float = TIME_LIMIT,
-    prime_budget: int = PRIME_BUDGET,
+    prime_budget: int = HOOK_BUDGET,
     recall_budget: int = RECALL_BUDGET,
+    lexical: bool = False,
 ) -> Answer:
-    """Answer one hook event (its JSON in ``raw``) within ``time_limit`` seconds."""
+    """Answer one hook event (its JSON in ``raw``) within ``time_limit`` seconds; ``lexical``
+    leaves the embedding model out of prime and recall."""
     done: list[Answer] = []
 
     def work() -> None:
         try:
             event = _event(raw)
-            done.append(Answer(answer(event, open_memory, prime_budget, recall_budget)))
+            said = answer(event, open_memory, prime_budget, recall_budget, lexical)
+            done.append(Answer(said))
         except Exception as err:  # noqa: BLE001 - a hook never fails the agent
             said = isinstance(err, (MemsiteError, _Malformed))
             name = "" if said else f"{type(err).__name__}: "
@@ -146,7 +152,11 @@ def bounded(work: Callable[[], Answer], time_limit: float = TIME_LIMIT + GRACE) 
 
 
 def answer(
-    event: dict[str, Any], open_memory: Callable[[], Memory], prime_budget: int, recall_budget: int
+    event: dict[str, Any],
+    open_memory: Callable[[], Memory],
+    prime_budget: int,
+    recall_budget: int,
+    lexical: bool = False,
 ) -> str:
     """What to print for one event (``""`` for nothing)."""
     name = event.get("hook_event_name")
@@ -155,28 +165,55 @@ def answer(
     edited = _edited_file(event) if name == "PreToolUse" else None
     if name == "PreToolUse" and edited is None:
         return ""  # not a file edit: nothing to say, and the index is never opened
+    sid = _text(event, "session_id") or "unknown"
     with open_memory() as memory:
-        if edited is not None:
-            found = memory.before_edit(edited, budget=recall_budget)
-            return _context(name, found.markdown) if found is not None else ""
         if name == "SessionStart":
-            compact = event.get("source") == "compact"
-            primed = memory.prime(budget=prime_budget, after_compact=compact)
-            return _context(name, primed.markdown)
-        if name == "UserPromptSubmit":
-            recalled = memory.recall(_text(event, "prompt"), budget=recall_budget)
-            return _context(name, recalled.markdown)
-        trigger = event.get("trigger") if event.get("trigger") in TRIGGERS else "auto"
-        if name == "PreCompact":
-            size = _transcript_tokens(event.get("transcript_path"))
-            memory.checkpoint(str(trigger), tokens_before=size)
-        elif name == "PostCompact":
-            summary = _text(event, "compact_summary") or None
-            memory.checkpoint(str(trigger), summary, completes=True)
-        else:
-            reason = _text(event, "reason") or "other"
-            memory.end_session(f"Session ended by the harness (Claude Code, reason: {reason}).")
+            source = _text(event, "source")
+            following.on_start(memory, sid, source if source in SOURCES else "startup")
+        # a second Claude Code session beside the first has a live session of its own
+        with hot.using(following.file_of(memory, sid)):
+            return _answer(name, event, memory, sid, edited, prime_budget, recall_budget, lexical)
+
+
+def _answer(
+    name: str,
+    event: dict[str, Any],
+    memory: Memory,
+    sid: str,
+    edited: str | None,
+    prime_budget: int,
+    recall_budget: int,
+    lexical: bool,
+) -> str:
+    """What to print for one event, inside the live session of Claude Code's ``sid``."""
+    if edited is not None:
+        found = memory.before_edit(edited, budget=recall_budget)
+        return _context(name, found.markdown) if found is not None else ""
+    if name in ("PostToolUse", "PostToolUseFailure"):
+        following.on_tool(memory, event, failed=name == "PostToolUseFailure")
         return ""
+    if name == "SessionStart":
+        compact = _text(event, "source") == "compact"
+        primed = memory.prime(budget=prime_budget, lexical=lexical, after_compact=compact)
+        return _context(name, primed.markdown)
+    if name == "UserPromptSubmit":
+        prompt = _text(event, "prompt")
+        following.flush(memory)
+        following.on_prompt(memory, sid, prompt)
+        recalled = memory.recall(prompt, budget=recall_budget, lexical=lexical)
+        return _context(name, recalled.markdown)
+    trigger = event.get("trigger") if event.get("trigger") in TRIGGERS else "auto"
+    if name == "PreCompact":
+        following.flush(memory)
+        size = _transcript_tokens(event.get("transcript_path"))
+        memory.checkpoint(str(trigger), tokens_before=size)
+    elif name == "PostCompact":
+        # cut like a summarizer's answer: a checkpoint over a huge summary is not lost
+        summary = compact_summary(_text(event, "compact_summary"))[:MAX_SUMMARY] or None
+        memory.checkpoint(str(trigger), summary, completes=True)
+    else:
+        following.on_end(memory, sid, _text(event, "reason") or "other")
+    return ""
 
 
 class _Malformed(ValueError):
@@ -195,26 +232,51 @@ def _event(raw: bytes) -> dict[str, Any]:
 
 
 def _context(name: str, markdown: str) -> str:
-    """The JSON that adds ``markdown`` to the agent's context; nothing when it is empty."""
+    """The JSON that adds ``markdown`` to the agent's context; nothing when it is empty. Past
+    ``CONTEXT_CAP`` characters it is cut at a line, so the model never gets a preview."""
     if not markdown.strip():
         return ""
+    markdown = fit(markdown)
     output = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": markdown}}
     return json.dumps(output, ensure_ascii=False)
 
 
+_ANALYSIS = re.compile(r"<analysis>.*?</analysis>", re.S)
+_SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.S)
+
+
+def compact_summary(text: str) -> str:
+    """The summary of a compaction without its scratch work: Claude Code 2.1.328 hands over
+    the model's whole reply, ``<analysis>`` block and ``<summary>`` tags included."""
+    found = _SUMMARY.search(text)
+    return (found.group(1) if found else _ANALYSIS.sub("", text)).strip()
+
+
+CUT = "\n_Cut to fit the harness's {cap:,}-character limit; ask memsite for more._\n"
+
+
+def fit(markdown: str, cap: int = CONTEXT_CAP) -> str:
+    """``markdown`` within ``cap`` characters: whole, or cut at the last line that fits,
+    with a line that says so."""
+    if len(markdown) <= cap:
+        return markdown
+    note = CUT.format(cap=cap)
+    head = markdown[: cap - len(note)]
+    head = head[: head.rfind("\n") + 1] or head
+    return head + note
+
+
 def _edited_file(event: dict[str, Any]) -> str | None:
     """The file a ``PreToolUse`` event is about to edit, or None for any other tool."""
-    field = EDIT_TOOLS.get(str(event.get("tool_name")))
-    tool_input = event.get("tool_input")
-    if field is None or not isinstance(tool_input, dict):
-        return None
-    path = tool_input.get(field)
-    return path if isinstance(path, str) and path.strip() else None
+    return edited_file(str(event.get("tool_name")), event.get("tool_input"))
 
 
 def _text(event: dict[str, Any], key: str) -> str:
+    """A text field of the event, cleaned (``inputs.clean``): JSON carries lone surrogates
+    (``\\ud83d``, an emoji cut in half), NEL and U+2028, which memsite would refuse to
+    write or a tokenizer would choke on (issue 22)."""
     value = event.get(key)
-    return value if isinstance(value, str) else ""
+    return clean(value) if isinstance(value, str) else ""
 
 
 def _transcript_tokens(path: object) -> int | None:
@@ -222,6 +284,8 @@ def _transcript_tokens(path: object) -> int | None:
     if not isinstance(path, str) or not path:
         return None
     try:
-        return tokens_of_size(Path(path).expanduser().stat().st_size)
+        size = tokens_of_size(Path(path).expanduser().stat().st_size)
     except (OSError, ValueError):
         return None
+    # a transcript of over 40 MB says nothing of one window: unknown, not a refused checkpoint
+    return size if size <= MAX_TOKENS else None

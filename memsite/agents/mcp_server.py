@@ -9,15 +9,13 @@ every call first brings the index up to date with what other processes wrote.
 
 from __future__ import annotations
 
-import functools
-import inspect
 import threading
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from .. import __version__
@@ -27,7 +25,22 @@ from ..store import tree
 from ..store.check import check_tree
 from ..store.session import hot
 from . import tool_results as out
-from .worker import Opened, Overrun, Worker, serve_calls
+from .arguments import (
+    At,
+    Body,
+    Budget,
+    Commit,
+    Limit,
+    Paths,
+    Server,
+    Since,
+    Supersedes,
+    Tags,
+    Title,
+    Until,
+)
+from .calls import error, one_call, run
+from .worker import Opened, Worker, serve_calls
 
 CALL_TIMEOUT = 60.0  # seconds a tool call may take before it is stopped (issue 22)
 
@@ -57,72 +70,6 @@ WRITING = (
     "session_end",
 )
 
-Budget = Annotated[int, Field(description="Most tokens the markdown may take (at least 1).")]
-Since = Annotated[str | None, Field(description="Only from this date on (YYYY-MM-DD).")]
-Until = Annotated[str | None, Field(description="Only up to this date (YYYY-MM-DD).")]
-Tags = Annotated[list[str] | None, Field(description="Short labels, e.g. ['database'].")]
-Supersedes = Annotated[
-    str | None, Field(description="The id of the earlier entry of the same kind this replaces.")
-]
-Body = Annotated[str | None, Field(description="Longer markdown under the entry (optional).")]
-Paths = Annotated[
-    list[str] | None,
-    Field(description="Files, folders or globs it governs, relative to the repository root."),
-]
-Commit = Annotated[str | None, Field(description="The commit it is about (a ref or a hash).")]
-At = Annotated[
-    str | None,
-    Field(description="When it happened, ISO-8601 (default: now). Only to backfill history."),
-]
-Title = Annotated[
-    str, Field(description="One line saying what, e.g. 'Store sessions in Postgres'.")
-]
-
-T = TypeVar("T")
-
-
-def _error(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
-
-
-def _one_call(method: Callable[..., T]) -> Callable[..., T]:
-    """Run a tool alone (the SDK runs tools on worker threads; ``Memory`` serves one call at a
-    time), in the worker process when there is one, and turn memsite's refusals into an
-    error result the model can read and act on."""
-
-    @functools.wraps(method)
-    def call(self: MemoryTools, **kwargs: Any) -> Any:
-        ctx = kwargs.pop("ctx", None)
-        with self.lock:
-            if self.worker is None:
-                return _run(self, method, kwargs)
-            author = self._author(ctx)
-            try:
-                return self.worker.call(method.__name__, kwargs, author)
-            except Overrun:
-                return _error(
-                    f"{method.__name__}: no answer within {self.worker.timeout:g} s, so the call"
-                    " was stopped (memory holds what it held before); try a narrower call"
-                )
-
-    return call
-
-
-def _run(tools: MemoryTools, method: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
-    tools.memory.notices.clear()
-    if "ctx" in inspect.signature(method).parameters:
-        kwargs = {**kwargs, "ctx": None}
-    try:
-        return method(tools, **kwargs)
-    except MemsiteError as err:
-        return _error(str(err))
-    except OSError as err:  # the disk's refusal, in one line as on the command line
-        where = f"{err.filename}: " if err.filename else ""
-        return _error(f"{where}{err.strerror or err}")
-    except Exception as err:  # noqa: BLE001 - one line for the model, and the server goes on
-        return _error(f"{type(err).__name__}: {' '.join(str(err).split())}"[:500])
-
-
 _TOOLS: dict[int, MemoryTools] = {}
 
 
@@ -132,8 +79,8 @@ def run_in_worker(memory: Memory, name: str, kwargs: dict[str, Any], author: str
     memory.author = author
     method = getattr(MemoryTools, name) if name in READING + WRITING else None
     if method is None:
-        return _error(f"no tool {name!r}")
-    return _run(tools, method.__wrapped__, kwargs)
+        return error(f"no tool {name!r}")
+    return run(tools, method.__wrapped__, kwargs)
 
 
 class MemoryTools:
@@ -162,7 +109,7 @@ class MemoryTools:
 
     # -- reading -------------------------------------------------------------------------
 
-    @_one_call
+    @one_call
     def prime(
         self,
         task: Annotated[
@@ -175,7 +122,7 @@ class MemoryTools:
         Put its markdown in your context once, before starting work."""
         return self.memory.prime(task=task, budget=budget).to_dict()  # type: ignore[no-any-return]
 
-    @_one_call
+    @one_call
     def recall(
         self,
         prompt: Annotated[str, Field(description="The user's message, or what you need to know.")],
@@ -185,7 +132,7 @@ class MemoryTools:
         budget (empty when nothing matches). Call it before answering about earlier work."""
         return self.memory.recall(prompt, budget=budget).to_dict()  # type: ignore[no-any-return]
 
-    @_one_call
+    @one_call
     def why(
         self,
         path: Annotated[
@@ -197,14 +144,14 @@ class MemoryTools:
         specific first), then the entries that mention it. Call it before changing a file."""
         return self.memory.why(path, budget=budget).to_dict()  # type: ignore[no-any-return]
 
-    @_one_call
+    @one_call
     def search(
         self,
         query: Annotated[
             str,
             Field(description='Words or a question; "quoted phrases" must occur; tag:x filters.'),
         ],
-        limit: Annotated[int, Field(description="Most hits to return.")] = 10,
+        limit: Limit = 10,
         kind: Literal["decision", "learning", "activity", "note"] | None = None,
         since: Since = None,
         until: Until = None,
@@ -219,7 +166,7 @@ class MemoryTools:
         )
         return {"hits": [hit.to_dict() for hit in hits]}
 
-    @_one_call
+    @one_call
     def get(
         self,
         id: Annotated[
@@ -233,16 +180,16 @@ class MemoryTools:
         what superseded it."""
         return self.memory.get(id).to_dict()  # type: ignore[no-any-return]
 
-    @_one_call
+    @one_call
     def related(
         self,
         id: Annotated[str, Field(description="The id of an entry.")],
-        limit: Annotated[int, Field(description="Most hits to return.")] = 5,
+        limit: Limit = 5,
     ) -> out.Hits:
         """The decisions, learnings and notes most like one entry."""
         return {"hits": [hit.to_dict() for hit in self.memory.related(id, limit=limit)]}
 
-    @_one_call
+    @one_call
     def check(self) -> out.Checked:
         """Validate the memory tree: malformed entries, duplicate ids, broken supersedes."""
         problems = check_tree(self.memory.root)
@@ -258,7 +205,7 @@ class MemoryTools:
 
     # -- writing -------------------------------------------------------------------------
 
-    @_one_call
+    @one_call
     def session_start(
         self, task: Annotated[str, Field(description="What this session will do.")], ctx: Context
     ) -> out.SessionStarted:
@@ -270,7 +217,7 @@ class MemoryTools:
             "notices": list(self.memory.notices),
         }
 
-    @_one_call
+    @one_call
     def progress(
         self,
         step: Annotated[str, Field(description="The step you are on now, in one line.")],
@@ -280,7 +227,7 @@ class MemoryTools:
         """Record the current step of the live session (and the files it touched)."""
         return self._written(self._signed(ctx).progress(step, files or ()))
 
-    @_one_call
+    @one_call
     def pending_add(
         self, text: Annotated[str, Field(description="Something still to do.")], ctx: Context
     ) -> out.Pending:
@@ -288,7 +235,7 @@ class MemoryTools:
         pending = self._signed(ctx).pending_add(text)
         return {"pending": pending, "notices": list(self.memory.notices)}
 
-    @_one_call
+    @one_call
     def pending_done(
         self,
         text: Annotated[str, Field(description="The pending action, or a unique part of it.")],
@@ -298,7 +245,7 @@ class MemoryTools:
         pending = self._signed(ctx).pending_done(text)
         return {"pending": pending, "notices": list(self.memory.notices)}
 
-    @_one_call
+    @one_call
     def decide(
         self,
         title: Title,
@@ -328,7 +275,7 @@ class MemoryTools:
             )  # fmt: skip
         )
 
-    @_one_call
+    @one_call
     def learn(
         self,
         title: Title,
@@ -358,7 +305,7 @@ class MemoryTools:
             )  # fmt: skip
         )
 
-    @_one_call
+    @one_call
     def log(
         self,
         action: Annotated[str, Field(description="What was done, in one line.")],
@@ -378,7 +325,7 @@ class MemoryTools:
             memory.log(action, details, result, body=body, at=at, paths=paths or (), commit=commit)
         )
 
-    @_one_call
+    @one_call
     def session_end(
         self,
         ctx: Context,
@@ -425,9 +372,7 @@ class MemoryTools:
 def build_server(memory: Memory, worker: Worker | None = None) -> MCPServer:
     """The MCP server over ``memory``: its tools and its read-only resources. With a
     ``worker``, tools run in its process and each call is stopped past its timeout."""
-    server = MCPServer(
-        "memsite", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
-    )
+    server = Server("memsite", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     tools = MemoryTools(memory, worker)
     for name in READING:
         server.add_tool(getattr(tools, name), annotations=READ_ONLY)

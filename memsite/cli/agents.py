@@ -7,15 +7,16 @@ import sys
 
 import click
 
-from ..search.payloads.recall import PRIME_BUDGET, RECALL_BUDGET
+from ..search.payloads.recall import HOOK_BUDGET, RECALL_BUDGET
+from ..store.inputs import MAX_SECONDS, MAX_TOKENS, MIN_SECONDS
 from .app import _memory, cli
-from .options import Count
+from .options import Count, Number
 
 
 @cli.command()
 @click.option(
     "--call-timeout",
-    type=click.FloatRange(0.1, 3600),
+    type=Number(MIN_SECONDS, MAX_SECONDS, 60),
     default=60.0,
     show_default=True,
     help="Seconds a tool call may take; past it the call is stopped and is a tool error.",
@@ -40,26 +41,40 @@ def mcp(ctx: click.Context, call_timeout: float) -> None:
 @cli.command()
 @click.option(
     "--prime-budget",
-    type=Count(1, 20000),
-    default=PRIME_BUDGET,
+    type=Count(1, HOOK_BUDGET, MAX_TOKENS),
+    default=HOOK_BUDGET,
     show_default=True,
-    help="Tokens of the payload at SessionStart.",
+    help="Tokens of the payload at SessionStart (at most 2,400: Claude Code's cap).",
 )
 @click.option(
     "--recall-budget",
-    type=Count(1, 1500),
+    type=Count(1, RECALL_BUDGET, MAX_TOKENS),
     default=RECALL_BUDGET,
     show_default=True,
-    help="Tokens of the recall at UserPromptSubmit and PreToolUse.",
+    help="Tokens of the recall at UserPromptSubmit and PreToolUse (at most 2,400).",
+)
+@click.option(
+    "--lexical",
+    is_flag=True,
+    help="Rank by words only: no embedding model is loaded (a faster turn).",
 )
 @click.pass_context
-def hook(ctx: click.Context, prime_budget: int, recall_budget: int) -> None:
+def hook(ctx: click.Context, prime_budget: int, recall_budget: int, lexical: bool) -> None:
     """Answer one Claude Code hook event (its JSON on stdin): SessionStart primes,
     UserPromptSubmit recalls, PreToolUse of a file edit gives the memory that governs the
     file (once per file per session), PreCompact and PostCompact record a checkpoint,
     SessionEnd ends the session. Never blocks the agent: any failure is one line on stderr,
     exit 0."""
-    from ..agents.hooks import bounded, run
+    from ..agents.hooks import CONTEXT_CAP, bounded, run
+
+    for option, value in (("--prime-budget", prime_budget), ("--recall-budget", recall_budget)):
+        if value > HOOK_BUDGET:
+            click.echo(
+                f"memsite hook: {option} {value} is over what fits Claude Code's"
+                f" {CONTEXT_CAP:,}-character hook context; using {HOOK_BUDGET}",
+                err=True,
+            )
+    prime_budget, recall_budget = min(prime_budget, HOOK_BUDGET), min(recall_budget, HOOK_BUDGET)
 
     # the time limit covers reading stdin too, and a kill ends a call that holds the GIL
     said = bounded(
@@ -68,6 +83,7 @@ def hook(ctx: click.Context, prime_budget: int, recall_budget: int) -> None:
             lambda: _memory(ctx),
             prime_budget=prime_budget,
             recall_budget=recall_budget,
+            lexical=lexical,
         )
     )
     if said.stdout:

@@ -8,10 +8,12 @@ A bad value is a usage error (exit 2) that names the option once and shows one v
 from __future__ import annotations
 
 import ipaddress
+import math
 from typing import Any
 
 import click
 
+from ..store import inputs
 from ..store.dates import AT_EXAMPLE, BadDate, parse_at, parse_date
 
 DATE_EXAMPLE = "2026-11-01"
@@ -66,33 +68,40 @@ def validate_address(ctx: click.Context, param: click.Parameter, value: str | No
 
 
 class Count(click.ParamType):
-    """A whole number of at least ``minimum``; a bad one is refused with ``example``."""
+    """A whole number from ``minimum`` to ``maximum`` (None: no upper bound); a bad one is
+    refused with ``example``. The ranges are the library's (``store/inputs.py``)."""
 
     name = "integer"
 
-    def __init__(self, minimum: int, example: int) -> None:
+    def __init__(self, minimum: int, example: int, maximum: int | None = None) -> None:
         self.minimum = minimum
         self.example = example
+        self.maximum = maximum
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
         try:
+            # int() refuses a number of over 4,300 digits, and "1e308", "nan", "inf"
             number = value if isinstance(value, int) else int(str(value).strip())
         except ValueError:
             number = None
-        if number is None or number < self.minimum:
-            self.fail(
-                f"{value!r} is not a whole number of {self.minimum} or more; e.g. {self.example}"
-            )
+        too_big = number is not None and self.maximum is not None and number > self.maximum
+        if number is None or number < self.minimum or too_big:
+            what = inputs.whole(self.minimum, self.maximum)
+            self.fail(f"{_shown(value)} is not {what}; e.g. {self.example}")
         return number
 
 
-class Fraction(click.ParamType):
-    """A number from 0 to 1; a bad one is refused with ``example``."""
+class Number(click.ParamType):
+    """A finite number from ``minimum`` (excluded when ``above``) to ``maximum``; ``nan`` and
+    ``inf``, which click's FloatRange lets through (every comparison with nan is false), are
+    refused with ``example`` like any other bad value."""
 
     name = "float"
 
-    def __init__(self, example: float) -> None:
-        self.example = example
+    def __init__(
+        self, minimum: float, maximum: float, example: float, *, above: bool = False
+    ) -> None:
+        self.minimum, self.maximum, self.example, self.above = minimum, maximum, example, above
 
     def convert(
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None
@@ -100,7 +109,15 @@ class Fraction(click.ParamType):
         try:
             number = value if isinstance(value, float) else float(str(value).strip())
         except ValueError:
-            number = None
-        if number is None or not 0 <= number <= 1:
-            self.fail(f"{value!r} is not a number from 0 to 1; e.g. {self.example}")
+            number = math.nan
+        low_ok = number > self.minimum if self.above else number >= self.minimum
+        if not (math.isfinite(number) and low_ok and number <= self.maximum):
+            what = inputs.finite(self.minimum, self.maximum, self.above)
+            self.fail(f"{_shown(value)} is not {what}; e.g. {self.example:g}")
         return number
+
+
+def _shown(value: Any) -> str:
+    """The value as given, cut when it is long (a 400-digit number)."""
+    text = repr(value)
+    return text if len(text) <= 24 else f"{text[:20]}…' ({len(str(value))} characters)"

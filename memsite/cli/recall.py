@@ -12,9 +12,10 @@ from typing import Any
 
 import click
 
+from ..store.inputs import MAX_HITS, MAX_TOKENS
 from ..store.model import KINDS, TIERS
 from .app import _memory, cli, text_or_stdin
-from .options import Count, Fraction, validate_date
+from .options import Count, Number, validate_date
 from .progress import on_terminal
 
 LEXICAL = click.option(
@@ -70,7 +71,11 @@ def index(ctx: click.Context, rebuild: bool) -> None:
 @cli.command()
 @click.argument("query")
 @click.option(
-    "--limit", default=10, show_default=True, type=Count(1, 10), help="How many hits to print."
+    "--limit",
+    default=10,
+    show_default=True,
+    type=Count(1, 10, MAX_HITS),
+    help="How many hits to print.",
 )
 @click.option("--kind", type=click.Choice(KINDS), help="Only this kind of entry.")
 @click.option("--tier", type=click.Choice(TIERS), help="Only this tier.")
@@ -105,8 +110,12 @@ def _prompt_text(prompt: str) -> str:
 
 @cli.command()
 @click.argument("prompt")
-@click.option("--budget", default=1500, show_default=True, type=Count(1, 1500), help="Tokens.")
-@click.option("--limit", default=8, show_default=True, type=Count(1, 8), help="Hits considered.")
+@click.option(
+    "--budget", default=1500, show_default=True, type=Count(1, 1500, MAX_TOKENS), help="Tokens."
+)
+@click.option(
+    "--limit", default=8, show_default=True, type=Count(1, 8, MAX_HITS), help="Hits considered."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print hits, tokens and the block as JSON.")
 @LEXICAL
 @click.pass_context
@@ -127,7 +136,9 @@ def recall(
 
 @cli.command()
 @click.argument("path")
-@click.option("--budget", default=1500, show_default=True, type=Count(1, 1500), help="Tokens.")
+@click.option(
+    "--budget", default=1500, show_default=True, type=Count(1, 1500, MAX_TOKENS), help="Tokens."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the items, tokens and block as JSON.")
 @click.pass_context
 def why(ctx: click.Context, path: str, budget: int, as_json: bool) -> None:
@@ -139,13 +150,21 @@ def why(ctx: click.Context, path: str, budget: int, as_json: bool) -> None:
         _dump(found.to_dict())
     elif found.markdown:
         click.echo(found.markdown, nl=False)
+    elif found.left_out:  # too small a budget for even the heading
+        click.echo(
+            f"memsite: {found.left_out} item(s) left out to stay within {budget:,} tokens "
+            f"(--budget {found.needed:,} would hold them all)",
+            err=True,
+        )
     else:
         click.echo(f"memsite: nothing in memory governs or mentions {found.path}", err=True)
 
 
 @cli.command()
 @click.option("--task", help="What this session is about (default: the hot context's task).")
-@click.option("--budget", default=40000, show_default=True, type=Count(1, 40000), help="Tokens.")
+@click.option(
+    "--budget", default=40000, show_default=True, type=Count(1, 40000, MAX_TOKENS), help="Tokens."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print tokens per section and the payload.")
 @LEXICAL
 @click.pass_context
@@ -161,7 +180,11 @@ def prime(ctx: click.Context, task: str | None, budget: int, as_json: bool, lexi
 @cli.command()
 @click.argument("entry_id", metavar="ID")
 @click.option(
-    "--limit", default=5, show_default=True, type=Count(1, 5), help="How many entries to print."
+    "--limit",
+    default=5,
+    show_default=True,
+    type=Count(1, 5, MAX_HITS),
+    help="How many entries to print.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
 @LEXICAL
@@ -180,11 +203,15 @@ def related(ctx: click.Context, entry_id: str, limit: int, as_json: bool, lexica
 @cli.command("eval")
 @click.argument("queries", type=click.Path(dir_okay=False, path_type=str))
 @click.option(
-    "--k", default=5, show_default=True, type=Count(1, 5), help="How many top hits count."
+    "--k",
+    default=5,
+    show_default=True,
+    type=Count(1, 5, MAX_HITS),
+    help="How many top hits count.",
 )
 @click.option(
     "--min-recall",
-    type=Fraction(0.7),
+    type=Number(0, 1, 0.7),
     help="Exit 1 when recall@k is below this (for CI).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")

@@ -10,10 +10,11 @@ import json
 
 import click
 
+from ..store.inputs import MAX_SECONDS, MAX_TOKENS, MIN_SECONDS
 from ..store.session.checkpoints import THRESHOLD, TRIGGERS
 from ..store.session.summaries import SUMMARIZER_TIMEOUT
 from .app import _memory, at_options, cli, text_or_stdin
-from .options import Count
+from .options import Count, Number
 
 
 @cli.command()
@@ -26,24 +27,30 @@ from .options import Count
 )
 @click.option(
     "--summarizer-timeout",
-    type=click.FloatRange(min=0.1),
+    type=Number(MIN_SECONDS, MAX_SECONDS, SUMMARIZER_TIMEOUT),
     default=SUMMARIZER_TIMEOUT,
     show_default=True,
     metavar="SECONDS",
     help="How long the summarizer may take.",
 )
 @click.option("--trigger", type=click.Choice(TRIGGERS), help="What caused it (default: manual).")
-@click.option("--used", type=Count(0, 170000), help="Tokens the context window holds now.")
-@click.option("--window", type=Count(1, 200000), help="Tokens the context window holds at most.")
+@click.option(
+    "--used", type=Count(0, 170000, MAX_TOKENS), help="Tokens the context window holds now."
+)
+@click.option(
+    "--window", type=Count(1, 200000, MAX_TOKENS), help="Tokens the context window holds at most."
+)
 @click.option(
     "--threshold",
-    type=click.FloatRange(min=0, max=1, min_open=True),
+    type=Number(0, 1, THRESHOLD, above=True),
     default=THRESHOLD,
     show_default=True,
     help="With --used: write only once the window is this full.",
 )
 @click.option(
-    "--tokens-after", type=Count(0, 30000), help="Tokens the window holds after compaction."
+    "--tokens-after",
+    type=Count(0, 30000, MAX_TOKENS),
+    help="Tokens the window holds after compaction.",
 )
 @click.option("--allow-secrets", is_flag=True, help="Keep secret-looking text.")
 @at_options("When it happened (backfill), e.g. 2026-06-08T14:30:00.")
@@ -87,7 +94,7 @@ def checkpoint(
 @cli.command()
 @click.option(
     "--window",
-    type=Count(1, 200000),
+    type=Count(1, 200000, MAX_TOKENS),
     default=200_000,
     show_default=True,
     help="Tokens of the window.",

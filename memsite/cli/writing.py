@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from ..errors import MemsiteError
 from ..memory import Memory
 from .app import _memory, at_options, cli, explicit_root, write_command
 from .options import Count, key_values
@@ -30,8 +31,16 @@ from .options import Count, key_values
     help="Where the CI workflow installs memsite from: a pip requirement, git URL, path or "
     "wheel (default: how this copy was installed).",
 )
+@click.option(
+    "--claude",
+    is_flag=True,
+    help="Also write (or merge into) the project's .claude/settings.json: memsite's hooks for "
+    "every Claude Code event, calling this memsite by its absolute path.",
+)
 @click.pass_context
-def init(ctx: click.Context, directory: str | None, ci: str | None, install: str | None) -> None:
+def init(
+    ctx: click.Context, directory: str | None, ci: str | None, install: str | None, claude: bool
+) -> None:
     """Create a memory tree (never overwrites anything)."""
     from ..store.tree import init_tree
 
@@ -57,6 +66,15 @@ def init(ctx: click.Context, directory: str | None, ci: str | None, install: str
     ignored = ignore_outputs(Path.cwd())
     if ignored:
         click.echo(f"added {', '.join(ignored)} to .gitignore (what memsite builds, not memory)")
+    if claude:
+        from ..agents.settings import write_settings
+        from ..store.code import repository_root
+
+        try:
+            path, changed = write_settings(repository_root(target))
+        except MemsiteError as err:
+            raise click.ClickException(str(err)) from None
+        click.echo(f"{'wrote' if changed else 'kept   '} {path} (memsite's Claude Code hooks)")
     if ci:
         from ..site import workflows
 
@@ -120,12 +138,16 @@ def session_show(ctx: click.Context, as_json: bool) -> None:
 
     memory = _memory(ctx)
     context = memory.session()
+    others = [(rel, c) for rel, c in memory.live_sessions() if rel != "hot/context.json"]
     if as_json:
         click.echo(json.dumps(context.to_dict() if context else None, indent=2, ensure_ascii=False))
-    elif context is None:
+    elif context is None and not others:
         click.echo("No active session. Start one with: memsite session start TASK")
     else:
-        click.echo(render(context), nl=False)
+        if context is not None:
+            click.echo(render(context), nl=False)
+        for rel, other in others:  # Claude Code sessions running beside the first (issue 23)
+            click.echo(f"\nAlso live ({rel}): {other.task} (`{other.session_id}`)")
 
 
 @session.command("end")

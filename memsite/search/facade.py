@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any, Self
 
 from ..errors import InvalidInput
-from ..store import tree
+from ..store import inputs, tree
+from ..store.inputs import clean
 
 
 class SearchFacade:
@@ -81,8 +82,10 @@ class SearchFacade:
         from .query import make_filters, parse_query, require_something
         from .supersession import Chains, settle
 
-        if limit < 1:
-            raise InvalidInput("limit must be 1 or more")
+        # a query is text, whatever bytes it came from: a lone surrogate or a NUL never
+        # reaches a tokenizer, where it once passed for a damaged index (issue 22)
+        query = clean(query)
+        limit = _limit(limit)
         filters = make_filters(
             kind=kind, tier=tier, category=category, tag=tag, since=since, until=until
         )
@@ -98,7 +101,7 @@ class SearchFacade:
         ``.markdown`` is the block to inject, ``.hits`` what it holds)."""
         from .payloads.recall import fit_recall, site_url
 
-        _check_budget(budget)
+        prompt, budget, limit = clean(prompt), _budget(budget), _limit(limit)
         from .query import parse_query
         from .supersession import Chains, with_successors
 
@@ -123,7 +126,7 @@ class SearchFacade:
         activity, each capped by its share of ``budget`` tokens."""
         from .payloads.priming import prime
 
-        _check_budget(budget)
+        task, budget = (clean(task) if task is not None else None), _budget(budget)
         tree.check_root(self.root)
         return prime(self.root, task, budget, self.search, self._notice, lexical, after_compact)
 
@@ -134,7 +137,7 @@ class SearchFacade:
         repository root (or absolute inside it)."""
         from .payloads.why import why
 
-        _check_budget(budget)
+        budget = _budget(budget)
         tree.check_root(self.root)
         return why(self.root, path, budget, self.search)
 
@@ -157,7 +160,7 @@ class SearchFacade:
         governing = Governance(self.root).items(wanted)
         if not any(i.hit.status == "current" for i in governing):
             return None
-        _check_budget(budget)
+        budget = _budget(budget)
         found = why(self.root, wanted, budget, self.search, governing)
         if not remember_recall(self.root, found.path):
             return None
@@ -166,20 +169,22 @@ class SearchFacade:
     def budget(self, window: int = 200_000, task: str | None = None) -> Any:
         """The context budget table (``Budget``) of a ``window``-token context: each tier's
         share and the tokens it would take now, with a warning per tier over its share."""
-        from .payloads.budget import table
+        from .payloads.budget import shares, table
 
-        return table(self.root, window, self.prime(task, budget=10**9))
+        window = inputs.count(window, "window", 1, inputs.MAX_TOKENS)
+        given = shares(self.root)  # a broken memsite.toml is refused before the index opens
+        return table(window, given, self.prime(task, budget=inputs.MAX_TOKENS))
 
     def related(self, entry_id: str, limit: int = 5, lexical: bool = False) -> list[Any]:
         """The decisions, learnings and notes most like one entry (Whoosh more-like-this)."""
-        if limit < 1:
-            raise InvalidInput("limit must be 1 or more")
-        return self._index().related(entry_id, limit, lexical=lexical)
+        limit = _limit(limit)
+        return self._index().related(clean(entry_id), limit, lexical=lexical)
 
     def evaluate(self, queries: str | os.PathLike[str], k: int = 5, lexical: bool = False) -> Any:
         """Recall@k and MRR@10 of this memory's search over a labelled JSON-lines file."""
         from .evaluation.tree import evaluate_tree
 
+        k = _limit(k, "k")
         return evaluate_tree(
             self.root,
             Path(queries),
@@ -188,7 +193,11 @@ class SearchFacade:
         )
 
 
-def _check_budget(budget: int) -> None:
-    """A token budget of ``recall``, ``prime`` and ``why`` is 1 token or more."""
-    if budget < 1:
-        raise InvalidInput("budget must be 1 token or more")
+def _budget(budget: object) -> int:
+    """A token budget of ``recall``, ``prime`` and ``why``: from 1 to ``MAX_TOKENS``."""
+    return inputs.count(budget, "budget", 1, inputs.MAX_TOKENS)
+
+
+def _limit(limit: object, name: str = "limit") -> int:
+    """How many hits to return: from 1 to ``MAX_HITS``."""
+    return inputs.count(limit, name, 1, inputs.MAX_HITS)

@@ -157,21 +157,22 @@ def build(
         overrides: dict[str, Any] = {"strict": strict}
         if site_dir is not None:
             overrides["site_dir"] = str(site_dir.resolve())
-        try:
-            config = load_config(config_file=str(path), **overrides)
-            plugin = config.plugins.get("memsite")
-            if plugin is None:
-                raise BuildFailed(f"{path}: add the memsite plugin under plugins:")
-            plugin.config.allow_secrets = allow_secrets or plugin.config.allow_secrets
-            if progress is not None:
-                config.plugins["memsite-progress"] = _page_progress(progress)
-            with _problems() as problems:
+        # the problems of loading the configuration too: an invalid one aborts before the build
+        with _problems() as problems:
+            try:
+                config = load_config(config_file=str(path), **overrides)
+                plugin = config.plugins.get("memsite")
+                if plugin is None:
+                    raise BuildFailed(f"{path}: add the memsite plugin under plugins:")
+                plugin.config.allow_secrets = allow_secrets or plugin.config.allow_secrets
+                if progress is not None:
+                    config.plugins["memsite-progress"] = _page_progress(progress)
                 mkdocs_build(config)
-        except (PluginError, ConfigurationError) as err:
-            raise BuildFailed(f"site not built: {err}") from None
-        except Abort as err:
-            reasons = "; ".join(problems) or str(err)
-            raise BuildFailed(f"site not built: {reasons}") from None
+            except (PluginError, ConfigurationError) as err:
+                raise BuildFailed(f"site not built: {err}") from None
+            except Abort as err:
+                reasons = "; ".join(problems) or str(err)
+                raise BuildFailed(f"site not built: {reasons}") from None
         return Path(config.site_dir)
 
 

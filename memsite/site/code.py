@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from ..store.code import commit_url
+from ..store.code import commit_url, pattern_problem
 from ..store.model import Entry
 
 CODE_URI = "code/index.md"
@@ -22,7 +22,8 @@ def code_page(builder: Any, decisions: Sequence[Entry]) -> str | None:
     by_path: dict[str, list[Entry]] = defaultdict(list)
     for entry in decisions:
         for path in dict.fromkeys(entry.paths):
-            by_path[path].append(entry)
+            if pattern_problem(path) is None:  # a glob that cannot compile governs nothing
+                by_path[path].append(entry)
     if not by_path:
         return None
     paths = sorted(by_path.items(), key=lambda item: (item[0].rstrip("/").casefold(), item[0]))

@@ -25,7 +25,15 @@ from .escaping import title_text
 from .indexes import NOTES_IN_NAV
 from .pages import Site, build_site
 from .render import Renderer
-from .safety import content_policy, find_leaks, plain_title, sanitize, with_policy
+from .safety import (
+    attribute_url,
+    content_policy,
+    find_leaks,
+    page_settings,
+    plain_title,
+    sanitize,
+    with_policy,
+)
 from .search_index import exclude_navigation, write_index
 
 ASSETS = Path(__file__).resolve().parent / "assets"
@@ -68,6 +76,10 @@ class MemsitePlugin(BasePlugin[MemsiteConfig]):
 
     @event_priority(100)  # before Material's offline plugin looks for an iframe-worker shim
     def on_config(self, config: Any) -> Any:
+        try:  # Material prints these raw into every page: the repository's config is escaped too
+            config.update(page_settings(config, config.config_file_path or "mkdocs.yml"))
+        except MemsiteError as err:
+            raise PluginError(f"memsite: {err}") from None
         self._root = self._path(config, os.environ.get(ROOT_VARIABLE) or self.config.root)
         folder = self.config.templates_dir
         self.renderer = Renderer(
@@ -128,6 +140,8 @@ class MemsitePlugin(BasePlugin[MemsiteConfig]):
             )
 
     def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Files) -> str:
+        if page.edit_url:  # a file name of the docs_dir may hold a quote
+            page.edit_url = attribute_url(page.edit_url)
         if page.file.src_uri in self.generated:
             if "title" in page.meta:  # Material writes a page's meta title unescaped
                 page.meta["title"] = title_text(str(page.meta["title"]))

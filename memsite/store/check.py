@@ -16,7 +16,8 @@ from .session import hot
 
 def check_tree(root: Path) -> list[Problem]:
     """Every problem in the tree: unreadable files, bad headings and dates, duplicate ids,
-    dangling ``Supersedes``, a broken ``hot/context.json``."""
+    dangling ``Supersedes``, a ``Paths`` glob that cannot be compiled, a broken
+    ``hot/context.json``."""
     tree.check_root(root)
     read = tree.read_tree(root)
     problems = list(read.parsed.problems)
@@ -52,6 +53,13 @@ def check_tree(root: Path) -> list[Problem]:
             problems.append(
                 Problem(entry.path, entry.line, "learning has no Category field", "warning")
             )
+        for pattern in entry.paths:
+            # a glob that came by hand or a merge: every reader skips it, so say so here
+            why = code.pattern_problem(pattern)
+            if why is not None:
+                problems.append(
+                    Problem(entry.path, entry.line, f"path {pattern!r} of {entry.id} {why}")
+                )
     for decision, gone in code.missing_paths(root, entries):
         problems.append(
             Problem(

@@ -1,14 +1,50 @@
-"""Validation of text given to the write commands, before anything touches the tree."""
+"""What a caller gives memsite, checked before anything touches the tree: text given to the
+write commands, text from outside made fit to store (``clean``), and numbers (``count``,
+``real``) within the range each is documented with (docs/cli.md).
+
+The command line checks the same ranges as it parses its options (``cli/options.py``, with
+the descriptions ``whole`` and ``finite``); the checks here are for callers of the Python API
+and the MCP tools, and their ``BadNumber`` names the parameter, not a flag (issue 22).
+Without them ``nan`` slipped past every comparison, a 400-digit ``--used`` overflowed a float
+division, and ``inf`` seconds reached ``subprocess``.
+"""
 
 from __future__ import annotations
 
+import math
+import operator
+import re
 import unicodedata
 
-from ..errors import InvalidInput
+from ..errors import BadNumber, InvalidInput
 
 BODY_LIMIT = 1024 * 1024  # bytes of UTF-8, measured before redaction
 LINE_LIMIT = 1000  # characters, for titles, actions, tags and other one-line values
+# Token counts (budgets, windows, tokens used): ten times the largest context window a model
+# offers today, and the bound of the [budget] window in memsite.toml.
+MAX_TOKENS = 10_000_000
+# hits a search, recall, related list or evaluation asks for: more than any memory holds,
+# so that asking for "all of them" works
+MAX_HITS = 1_000_000
+MAX_SECONDS = 3_600.0  # the longest a summarizer may run: an hour
+MIN_SECONDS = 0.1  # the shortest: less cannot start a process
 _SEPARATORS = {"\u2028", "\u2029", "\x85"}
+# what Python's str.splitlines ends a line at: a line and paragraph separator is a newline
+_BREAKS = re.compile("\r\n|[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+# a terminal's colour and cursor codes (CSI, and OSC up to its BEL or ST): dropped whole, so
+# no "[31m" is left behind once the escape character is gone
+_ESCAPES = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)")
+_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+
+
+def clean(text: str) -> str:
+    """Text from outside memsite (a summarizer's output, a hook's fields, a query) made into
+    text ``multi_line`` accepts: a lone surrogate (a byte that was not UTF-8, half of a cut
+    emoji) becomes U+FFFD and a split pair is joined again, every line break (CR, NEL,
+    U+2028, U+2029, VT, FF) is a newline, terminal escape codes and every other control
+    character (C0 but tab and newline, DEL, C1) are dropped. Size is left to the caller."""
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return _CONTROLS.sub("", _ESCAPES.sub("", _BREAKS.sub("\n", text)))
 
 
 def _bad_character(text: str, allowed: str) -> str | None:
@@ -84,3 +120,54 @@ def detail_key(value: str) -> str:
     if ":" in value:
         raise InvalidInput(f"detail key {value!r} contains ':'")
     return value
+
+
+def whole(low: int, high: int | None) -> str:
+    """What a whole number from ``low`` to ``high`` (None: no upper bound) is called."""
+    if high is None:
+        return f"a whole number of {low:,} or more"
+    return f"a whole number from {low:,} to {high:,}"
+
+
+def finite(low: float, high: float, low_open: bool = False) -> str:
+    """What a finite number from ``low`` (excluded when ``low_open``) to ``high`` is called."""
+    if low_open:
+        return f"a number above {low:g} and at most {high:g}"
+    return f"a number from {low:g} to {high:g}"
+
+
+def count(value: object, name: str, low: int, high: int | None = None) -> int:
+    """``value`` as a whole number from ``low`` to ``high``; a float, a bool or anything out
+    of range raises ``BadNumber`` naming ``name``."""
+    try:
+        number = None if isinstance(value, bool) else operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        number = None
+    if number is None or number < low or (high is not None and number > high):
+        raise BadNumber(f"{name} must be {whole(low, high)} (got {_shown(value)})")
+    return number
+
+
+def real(value: object, name: str, low: float, high: float, *, low_open: bool = False) -> float:
+    """``value`` as a finite float from ``low`` to ``high``; ``nan``, ``inf``, a bool or
+    anything out of range raises ``BadNumber`` naming ``name``."""
+    number = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            number = float(value)
+        except OverflowError:  # an int too large for a float
+            number = None
+    if (
+        number is None
+        or not math.isfinite(number)
+        or number > high
+        or (number <= low if low_open else number < low)
+    ):
+        raise BadNumber(f"{name} must be {finite(low, high, low_open)} (got {_shown(value)})")
+    return number
+
+
+def _shown(value: object) -> str:
+    """The value given, short enough for one line (a 400-digit number is cut)."""
+    text = repr(value)
+    return text if len(text) <= 24 else f"{text[:20]}… ({len(text)} characters)"

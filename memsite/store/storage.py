@@ -14,10 +14,11 @@ import contextlib
 import errno
 import fcntl
 import os
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ..errors import UnsafePath, WriteFailed
+from ..errors import MemsiteError, UnsafePath, WriteFailed
 
 
 def inside(root: Path, target: Path) -> Path:
@@ -29,15 +30,54 @@ def inside(root: Path, target: Path) -> Path:
     return real
 
 
-def read_inside(root: Path, target: Path) -> bytes:
-    """The bytes of a file of the tree, refusing (``UnsafePath``) one whose real path is
-    outside ``root``: a symlink committed to git must not make memsite read, index, inject or
-    publish a file of the machine it runs on (issue 15.4)."""
+class NotAFile(MemsiteError):
+    """A name of the tree that memsite reads holds a FIFO, a device, a socket or a folder."""
+
+
+class TooLarge(MemsiteError):
+    """A file of the tree is over the size memsite reads of its kind."""
+
+
+def read_inside(root: Path, target: Path, *, limit: int | None = None) -> bytes:
+    """The bytes of a regular file of the tree, refusing (``UnsafePath``) one whose real path
+    is outside ``root``: a symlink committed to git must not make memsite read, index, inject
+    or publish a file of the machine it runs on (issue 15.4). Anything but a regular file is
+    ``NotAFile`` and a file over ``limit`` bytes is ``TooLarge``, both refused before a byte
+    is read; a missing file is ``FileNotFoundError``."""
     real_root = root.resolve()
     real = target.resolve()
     if real != real_root and real_root not in real.parents:
         raise UnsafePath(f"{target}: resolves outside the memory tree ({real}); not read")
-    return real.read_bytes()
+    # O_NONBLOCK: opening a FIFO for reading waits for a writer, for ever (issue 22); with it
+    # the open returns at once and fstat says what the name holds. O_NOFOLLOW: ``real`` has
+    # no link left, so one there now was swapped in after the check above.
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC
+    fd = os.open(real, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotAFile(
+                f"{target}: {_kind(info.st_mode)}, not a regular file; not read, replace it "
+                "with a file"
+            )
+        if limit is not None and info.st_size > limit:
+            raise TooLarge(
+                f"{target}: {info.st_size:,} bytes, over its {limit:,}-byte limit; not read"
+            )
+        data = _read_fd(fd, None if limit is None else limit + 1)
+    finally:
+        os.close(fd)
+    if limit is not None and len(data) > limit:  # it grew after the fstat
+        raise TooLarge(f"{target}: over its {limit:,}-byte limit; not read")
+    return data
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    return "a device or socket"
 
 
 def _describe(err: OSError) -> str:
@@ -73,8 +113,8 @@ def _locked_fd(path: Path, *, create: bool = True) -> Iterator[int]:
         os.close(fd)
 
 
-def _read_fd(fd: int) -> bytes:
-    size = os.fstat(fd).st_size
+def _read_fd(fd: int, most: int | None = None) -> bytes:
+    size = os.fstat(fd).st_size if most is None else min(os.fstat(fd).st_size, most)
     chunks = []
     offset = 0
     while offset < size:

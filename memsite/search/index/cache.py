@@ -42,6 +42,7 @@ from ..query import Filters
 from ..query import Query as Parsed
 from ..ranking import Hit
 from . import codec, related, search
+from .damage import is_damage
 from .documents import SCHEMA, file_documents, replace_documents
 from .state import (
     IndexBroken,
@@ -289,7 +290,9 @@ class SearchIndex:
         """Run ``ask`` with a searcher on a fresh index; a damaged index is rebuilt once.
 
         A failure is first retried on a newly opened index: another process may have just
-        swapped in a rebuilt one under an open searcher.
+        swapped in a rebuilt one under an open searcher. Only what reading damaged files
+        raises counts (:func:`.damage.is_damage`); any other error is the question's or
+        memsite's and is raised as it is, with the index left alone.
         """
         failure = ""
         with _quiet_leaks():
@@ -299,6 +302,8 @@ class SearchIndex:
                 except MemsiteError:
                     raise
                 except Exception as err:  # a damaged segment shows up only when read
+                    if not is_damage(err):
+                        raise
                     failure = type(err).__name__
                 self.close()
                 self._ix = None

@@ -11,19 +11,23 @@ prompt (the persona) 5K, hot memory (the live session) 10K, warm memory (recent 
     window = 200000   # the window the numbers below are for
     hot = 15000
     warm = 15000
+
+``window`` is an integer from 1,000 to 10,000,000 tokens, each share one from 0 to 10,000,000;
+the file itself is read, and refused in one line, by ``memsite.store.config``.
 """
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import InvalidInput
+from ...store import config
 from .recall import Primed
 
-CONFIG = "memsite.toml"
 WINDOW = 200_000
+# the largest window or share, in tokens, that [budget] may give (docs/format.md)
+MOST_TOKENS = 10_000_000
 # (tier, what it holds, its tokens in a 200K window, the prime sections it is measured by)
 TIERS = (
     ("system", "persona", 5_000, ("persona",)),
@@ -33,6 +37,13 @@ TIERS = (
     ("task", "the task", 5_000, ()),
     ("code", "code", 100_000, ()),
     ("output", "output", 50_000, ()),
+)
+BUDGET = config.Table(
+    "budget",
+    {
+        "window": config.Integer(1_000, MOST_TOKENS),
+        **{name: config.Integer(0, MOST_TOKENS) for name, _, _, _ in TIERS},
+    },
 )
 
 
@@ -84,37 +95,21 @@ def shares(root: Path) -> tuple[dict[str, float], str]:
     """Each tier's share of the window, and where the shares came from: the ``[budget]``
     table of ``memsite.toml`` in the tree (tokens of its ``window``) over the defaults."""
     values: dict[str, float] = {name: tokens / WINDOW for name, _, tokens, _ in TIERS}
-    path = root / CONFIG
-    try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        return values, "defaults"
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise InvalidInput(f"{path}: cannot read it ({err}); fix or delete it") from None
-    table = data.get("budget", {})
-    if not isinstance(table, dict):
-        raise InvalidInput(f"{path}: 'budget' must be a table: [budget]")
-    window = table.get("window", WINDOW)
-    for key, value in sorted(table.items(), key=lambda item: item[0] != "window"):
-        if key not in values and key != "window":
-            known = ", ".join(["window", *values])
-            raise InvalidInput(f"{path}: [budget] has no key {key!r}; the keys are {known}")
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise InvalidInput(f"{path}: [budget] {key} = {value!r}: give tokens, e.g. 10000")
-        if key == "window" and value < 1:
-            raise InvalidInput(f"{path}: [budget] window must be 1 token or more")
-        if key != "window":
-            values[key] = value / window
-    return values, str(path)
+    given = config.read(root, BUDGET)
+    window = int(given.get("window", WINDOW))
+    for name in values:
+        if name in given:
+            values[name] = int(given[name]) / window
+    return values, str(config.path(root)) if given else "defaults"
 
 
-def table(root: Path, window: int, primed: Primed) -> Budget:
-    """The budget table for ``window`` tokens; ``primed`` is a prime payload built with room
-    for every section whole, so each section's tokens are what that tier takes now."""
+def table(window: int, given: tuple[dict[str, float], str], primed: Primed) -> Budget:
+    """The budget table for ``window`` tokens with the ``shares`` ``given``; ``primed`` is a
+    prime payload built with room for every section whole, so each section's tokens are what
+    that tier takes now."""
     if window < 1:
         raise InvalidInput("--window must be 1 token or more, e.g. --window 200000")
-    values, source = shares(root)
+    values, source = given
     taken = {section.name: section.tokens for section in primed.sections}
     tiers = tuple(
         Tier(

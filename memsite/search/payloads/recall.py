@@ -25,15 +25,29 @@ from .tokens import estimate_tokens
 RECALL_BUDGET = 1_500
 RECALL_LIMIT = 8
 PRIME_BUDGET = 40_000
+# Claude Code 2.1.328 passes a hook's additionalContext of 10,000 characters inline; from
+# 10,001 it saves the text to a file and sends the model its path and first 2 KB (measured
+# with the real binary, issue 23). Budgets count 4 bytes a token and a character is at
+# least a byte, so HOOK_BUDGET tokens always fit, with room for the line on asking for more.
+HOOK_CONTEXT_CAP = 10_000
+HOOK_BUDGET = (HOOK_CONTEXT_CAP - 400) // 4
 ACTIVITY_DAYS = 3
 # Shares of the prime budget, in the order sections are filled.
+# "Where were we?" comes first after the persona and is cut by lines, never dropped whole
+# (issue 23: at Claude Code's 10,000-character hook cap it was left out entirely).
 PRIME_SHARES = (
     ("persona", 0.10),
-    ("hot", 0.10),
-    ("decisions", 0.25),
+    ("hot", 0.25),
+    ("decisions", 0.30),
     ("learnings", 0.20),
-    ("activity", 0.35),
+    ("activity", 0.15),
 )
+# The last line of every prime payload: how the agent asks for more than fitted.
+MORE = (
+    '_More memory on demand: `memsite recall "<question>"` or `memsite search <words>`'
+    " (MCP tools `recall`, `search`, `get`)._\n"
+)
+SESSION_ACTIONS = ("session end", "session archived", "checkpoint")
 _SITE_URL = re.compile(r"^site_url:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
 
 
@@ -207,12 +221,13 @@ class Primed:
 
     @property
     def markdown(self) -> str:
-        return (
-            "\n".join([*(s.markdown for s in self.sections if s.markdown), self.report]).strip("\n")
-            + "\n"
-            if any(s.markdown for s in self.sections) or self.report
-            else ""
-        )
+        """The sections in order, the report of what was cut, and the line on asking for
+        more last."""
+        body = [s.markdown for s in self.sections if s.markdown and s.name != "more"]
+        if not any(body) and not self.report:
+            return ""
+        last = [s.markdown for s in self.sections if s.markdown and s.name == "more"]
+        return "\n".join([*body, self.report, *last]).strip("\n") + "\n"
 
     @property
     def tokens(self) -> int:
@@ -265,13 +280,13 @@ def render_prime(inputs: PrimeInputs, budget: int = PRIME_BUDGET) -> Primed:
         "hot": "Where were we?",
         "decisions": "Relevant decisions",
         "learnings": "Relevant learnings",
-        "activity": f"Recent activity (last {ACTIVITY_DAYS} days with a log)",
+        "activity": f"Recent work (last {ACTIVITY_DAYS} days with a log)",
     }
     items = {
-        "hot": [f"{hot}\n"] if hot else [],
-        "decisions": [render_hit(hit, inputs.site) + "\n" for hit in inputs.decisions],
-        "learnings": [render_hit(hit, inputs.site) + "\n" for hit in inputs.learnings],
-        "activity": [_activity_line(hit) for hit in inputs.activity],
+        "hot": [line + "\n" for line in hot.split("\n")] if hot else [],
+        "decisions": _current_first(inputs.decisions, inputs.site),
+        "learnings": _current_first(inputs.learnings, inputs.site),
+        "activity": _recent_work(inputs.activity),
     }
     heads = {name: "" if name == "hot" else f"## {title}\n\n" for name, title in titles.items()}
     needs = {
@@ -279,14 +294,43 @@ def render_prime(inputs: PrimeInputs, budget: int = PRIME_BUDGET) -> Primed:
         for name, found in items.items()
     }
     # the report line of what was cut comes out of the budget too
-    whole = persona.tokens + sum(section.tokens for section in lead)
+    more = estimate_tokens(MORE)
+    whole = persona.tokens + sum(section.tokens for section in lead) + more
     available = max(budget - whole - len(PRIME_SHARES) - REPORT_TOKENS, 0)
     caps = share_out(needs, dict(PRIME_SHARES[1:]), available)
     sections = [*lead, persona]
     for name, title in titles.items():
-        sections.append(_fill(name, title, heads[name], items[name], caps[name]))
+        sections.append(
+            _fill(name, title, heads[name], items[name], caps[name], in_order=name == "hot")
+        )
+    sections.append(PrimeSection("more", "More", more, more, 1, 0, MORE))
     needed = whole + sum(needs.values()) + len(PRIME_SHARES)
     return Primed(budget, tuple(sections), needed)
+
+
+def _current_first(hits: Sequence[Hit], base: str | None) -> list[str]:
+    """Hits in their order with the current ones first; a superseded one is a single line
+    naming what holds now (issue 23: its body spent the budget on history)."""
+    current = [render_hit(hit, base) + "\n" for hit in hits if hit.superseded_by is None]
+    older = [
+        f"- Superseded: {hit.heading.split('—', 1)[-1].strip()} ({hit.record or hit.id}),"
+        f" replaced by {hit.superseded_by.title} ({hit.superseded_by.id})\n"
+        for hit in hits
+        if hit.superseded_by is not None
+    ]
+    return current + older
+
+
+def _recent_work(activity: Sequence[Hit]) -> list[str]:
+    """The last sessions' summaries (session ends and checkpoints) first, then the other
+    activities, newest first within each."""
+    sessions = [h for h in activity if _action(h) in SESSION_ACTIONS]
+    others = [h for h in activity if _action(h) not in SESSION_ACTIONS]
+    return [_activity_line(hit) for hit in [*sessions, *others]]
+
+
+def _action(hit: Hit) -> str:
+    return hit.heading.split("—", 1)[-1].strip().lower()
 
 
 REPORT_TOKENS = 40
@@ -318,8 +362,11 @@ def share_out(needs: dict[str, int], shares: dict[str, float], total: int) -> di
     return caps
 
 
-def _fill(name: str, title: str, head: str, items: Sequence[str], cap: int) -> PrimeSection:
-    """Keep items in order while the section fits ``cap``; say how many were left out."""
+def _fill(
+    name: str, title: str, head: str, items: Sequence[str], cap: int, in_order: bool = False
+) -> PrimeSection:
+    """Keep items in order while the section fits ``cap``; say how many were left out.
+    ``in_order``: stop at the first item that does not fit (the lines of one text)."""
     if not items:
         return PrimeSection(name, title, cap, 0, 0, 0, "")
     whole = head + "".join(items)
@@ -329,6 +376,8 @@ def _fill(name: str, title: str, head: str, items: Sequence[str], cap: int) -> P
     for item in items:
         if estimate_tokens(head + "".join([*kept, item]) + _left(len(items))) <= cap:
             kept.append(item)
+        elif in_order:
+            break
     left_out = len(items) - len(kept)
     if kept:
         text = head + "".join(kept) + _left(left_out)

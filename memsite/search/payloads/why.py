@@ -28,6 +28,9 @@ from .tokens import estimate_tokens
 
 WHY_BUDGET = 1_500
 MENTIONS = 10  # entries that only mention the path, at most
+# the most characters of the path the heading shows: a longer one is cut in its middle, so
+# that a path of 40,000 characters does not take the budget (issue 22)
+SHOWN = 120
 
 Search = Callable[..., list[Hit]]
 
@@ -223,6 +226,10 @@ def fit(wanted: str, items: Sequence[Governing], budget: int, base: str | None) 
             kept = trial
     left_out = len(items) - len(kept)
     markdown = _assemble(wanted, [blocks[i] for i in kept], left_out, budget, needed)
+    if estimate_tokens(markdown) > budget:
+        # not even the heading and the note of what was left out fit: nothing does
+        # (``left_out`` and ``needed`` still say what a larger budget would hold)
+        markdown = ""
     taken = tuple(items[i] for i in kept)
     return Why(wanted, taken, left_out, budget, estimate_tokens(markdown), markdown, needed)
 
@@ -235,8 +242,16 @@ def _assemble(wanted: str, blocks: list[str], left_out: int, budget: int, needed
         else ""
     )
     count = len(blocks)
-    head = f"## Memory about {_span(wanted)} ({count} item{'s' if count != 1 else ''})\n"
+    head = f"## Memory about {_span(_shown(wanted))} ({count} item{'s' if count != 1 else ''})\n"
     return head + "\n" + "\n".join(blocks) + more
+
+
+def _shown(path: str) -> str:
+    """``path``, or its first and last characters around a "…" when it is over ``SHOWN``."""
+    if len(path) <= SHOWN:
+        return path
+    half = (SHOWN - 1) // 2
+    return f"{path[:half]}…{path[-half:]}"
 
 
 def _span(text: str) -> str:

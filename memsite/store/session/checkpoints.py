@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import InvalidInput
-from .. import storage, tree
+from .. import inputs, storage, tree
 from ..format import parse_entries
 from ..journal import Journal
 from ..model import Entry, HotContext
@@ -57,14 +57,19 @@ class Fullness:
         )
 
 
-def fullness(used: int, window: int, threshold: float = THRESHOLD) -> Fullness:
-    if window < 1:
-        raise InvalidInput("--window must be 1 token or more, e.g. --window 200000")
-    if used < 0:
-        raise InvalidInput("--used must be 0 or more, e.g. --used 170000")
-    if not 0 < threshold <= 1:
-        raise InvalidInput("--threshold must be above 0 and at most 1, e.g. --threshold 0.8")
+def fullness(used: int, window: int | None, threshold: float = THRESHOLD) -> Fullness:
+    """How full the window is; each number checked (``BadNumber``), so that ``share`` is a
+    finite division (a 400-digit ``used`` once overflowed it)."""
+    window = inputs.count(window, "window", 1, inputs.MAX_TOKENS)
+    used = inputs.count(used, "used", 0, inputs.MAX_TOKENS)
+    threshold = inputs.real(threshold, "threshold", 0, 1, low_open=True)
     return Fullness(used, window, threshold)
+
+
+def tokens(value: int | None, name: str) -> int | None:
+    """A count of tokens before or after compaction, when known (``BadNumber`` when it is
+    not a whole number up to ``MAX_TOKENS``: it is written, and read back as an int)."""
+    return None if value is None else inputs.count(value, name, 0, inputs.MAX_TOKENS)
 
 
 @dataclass(frozen=True)
@@ -218,6 +223,8 @@ def take(
 ) -> Checkpointed:
     """``record``, unless ``gauge`` says the window is under its threshold (the 80% rule):
     then nothing is written. With a gauge, the tokens used are the tokens before."""
+    tokens_before = tokens(tokens_before, "tokens_before")
+    tokens_after = tokens(tokens_after, "tokens_after")
     if gauge is not None:
         if not gauge.due:
             return Checkpointed(None, gauge)
@@ -249,17 +256,25 @@ def latest(root: Path, context: HotContext) -> Checkpoint | None:
 def summarizer(command: str | None, timeout: float, clean: Callable[[str], str]) -> Summarize:
     """The summary memsite writes: the command's answer when it gives one, else the
     extractive summary and a note that says why the command's is missing; ``clean``
-    (redaction) is applied to both, as to every text written."""
+    (checking and redaction) is applied to both, as to every text written. ``timeout`` is
+    checked here, before anything runs: a nan or inf once reached ``subprocess``."""
+    timeout = inputs.real(timeout, "timeout", inputs.MIN_SECONDS, inputs.MAX_SECONDS)
 
     def summarize(context: HotContext, entries: list[Entry]) -> tuple[str, str]:
-        built = summaries.extractive(context, entries)
+        # made of the tree's own text, which a hand edit of hot/ may have left odd
+        built = inputs.clean(summaries.extractive(context, entries))
         if command is None:
             return clean(built), ""
         try:
             text = summaries.material(context, entries)
             return clean(summaries.run_summarizer(command, text, timeout)), ""
         except summaries.SummarizerFailed as err:
-            return clean(built), clean(f"{err}; the built-in summary is used")
+            failure = str(err)
+        except InvalidInput as err:
+            # the command's answer, cleaned, still cannot be written: a checkpoint is never
+            # lost over it (issue 22), the built-in summary is
+            failure = f"the summarizer's answer cannot be written ({err})"
+        return clean(built), clean(inputs.clean(f"{failure}; the built-in summary is used"))
 
     return summarize
 

@@ -1,9 +1,19 @@
-"""The hot context (``hot/context.json``): load, save atomically, render as "where were we?"."""
+"""The hot context (``hot/context.json``): load, save atomically, render as "where were we?".
+
+A second Claude Code session running beside the first in one repository keeps its own live
+session in ``hot/sessions/<its id>.json`` (issue 23): the hook runs each event inside
+:func:`using` that file, so every read and write of "the live session" below it (the
+journal's, the checkpoints', prime's) is that session's.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
+import re
+from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
 from ...errors import MemsiteError, UnsafePath
@@ -12,6 +22,46 @@ from ..model import HotContext
 
 CONTEXT = "hot/context.json"
 LOCK = "hot"  # the folder is locked while the context is read-modified-written
+SESSIONS = "hot/sessions"  # the live sessions of harness sessions beside the first one
+_FILE: ContextVar[str] = ContextVar("memsite_hot_file", default=CONTEXT)
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def current_file() -> str:
+    """The live session's file, relative to the tree (``hot/context.json`` unless a hook
+    runs inside :func:`using` another)."""
+    return _FILE.get()
+
+
+@contextlib.contextmanager
+def using(rel: str | None) -> Iterator[None]:
+    """Make ``rel`` (``hot/context.json`` or a file of ``hot/sessions/``) the live session
+    for the calls inside; ``None`` keeps the current one."""
+    if rel is None:
+        yield
+        return
+    if rel != CONTEXT and not (rel.startswith(SESSIONS + "/") and rel.count("/") == 2):
+        raise MemsiteError(f"{rel}: not a live-session file of hot/")
+    token = _FILE.set(rel)
+    try:
+        yield
+    finally:
+        _FILE.reset(token)
+
+
+def session_file(harness_id: str) -> str:
+    """The file of the live session of one harness session beside the first."""
+    name = _UNSAFE.sub("-", harness_id).strip("-")[:64] or "session"
+    return f"{SESSIONS}/{name}.json"
+
+
+def live_files(root: Path) -> list[str]:
+    """Every live-session file of the tree: ``hot/context.json`` first, when it exists."""
+    found = [CONTEXT] if (root / CONTEXT).is_file() else []
+    folder = root / SESSIONS
+    if folder.is_dir():
+        found += sorted(f"{SESSIONS}/{p.name}" for p in folder.glob("*.json") if p.is_file())
+    return found
 
 
 # A live session is a task, a step and a few lists; megabytes of it are damage, not state.
@@ -23,7 +73,7 @@ class BrokenContext(MemsiteError):
 
 
 def load(root: Path) -> HotContext | None:
-    path = root / CONTEXT
+    path = root / current_file()
     try:
         raw = storage.read_inside(root, path)
     except FileNotFoundError:
@@ -57,9 +107,10 @@ def save(root: Path, context: HotContext) -> None:
     """Replace the context atomically. Callers hold the ``hot/`` lock, so any temporary file
     still lying in ``hot/`` was left by a writer that was killed: it is removed."""
     text = json.dumps(context.to_dict(), indent=2, ensure_ascii=False) + "\n"
-    for leftover in (root / "hot").glob(".context.json.*.tmp"):
+    path = root / current_file()
+    for leftover in path.parent.glob(f".{path.name}.*.tmp"):
         leftover.unlink(missing_ok=True)
-    storage.replace(root, root / CONTEXT, text)
+    storage.replace(root, path, text)
 
 
 def remember_recall(root: Path, path: str) -> bool:
@@ -75,7 +126,7 @@ def remember_recall(root: Path, path: str) -> bool:
 
 
 def clear(root: Path) -> None:
-    storage.remove(root, root / CONTEXT)
+    storage.remove(root, root / current_file())
 
 
 def started_after(context: HotContext, moment: dt.datetime) -> bool:

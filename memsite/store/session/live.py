@@ -89,6 +89,35 @@ def progress(journal: Journal, step: str, files: list[str], now: dt.datetime) ->
         )
 
 
+def retask(root: Path, task: str, now: dt.datetime, *, only_if: str | None = None) -> bool:
+    """Rename the live session's task (``only_if`` it still is that task); False when there
+    is no live session or its task was already changed (issue 23: a session the hook started
+    is named by its first prompt)."""
+    with storage.lock(root / hot.LOCK):
+        context = hot.load(root)
+        if context is None or (only_if is not None and context.task != only_if):
+            return False
+        context.task = task
+        context.updated = now.isoformat()
+        hot.save(root, context)
+        return True
+
+
+def touch(root: Path, files: list[str], now: dt.datetime) -> bool:
+    """Add ``files`` to the live session's files (no log entry: the edit's own entry is the
+    record); False when there is no live session."""
+    with storage.lock(root / hot.LOCK):
+        context = hot.load(root)
+        if context is None:
+            return False
+        new = [f for f in files if f not in context.files_modified]
+        if new:
+            context.files_modified += new
+            context.updated = now.isoformat()
+            hot.save(root, context)
+        return True
+
+
 def pending_add(journal: Journal, text: str, now: dt.datetime) -> list[str]:
     with storage.lock(journal.root / hot.LOCK):
         context = require(journal.root)

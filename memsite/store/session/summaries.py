@@ -5,12 +5,12 @@ over it (issue 11)."""
 
 from __future__ import annotations
 
-import re
 import shlex
 import subprocess
 
 from ...errors import MemsiteError
 from ..format import render_entry
+from ..inputs import clean
 from ..model import Entry, HotContext, comma_list
 from . import hot
 
@@ -18,8 +18,6 @@ SUMMARIZER_TIMEOUT = 60.0  # seconds a summarizer command may take
 LAST_RESULTS = 3  # how many of the newest results the extractive summary quotes
 # a summarizer's answer beyond this is damage (a command that echoed a transcript)
 MAX_SUMMARY = 64 * 1024
-# terminal colours and other control characters a CLI may print; newlines and tabs stay
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 class SummarizerFailed(MemsiteError):
@@ -84,11 +82,12 @@ def run_summarizer(command: str, text: str, timeout: float = SUMMARIZER_TIMEOUT)
     except OSError as err:
         raise SummarizerFailed(f"summarizer {argv[0]} did not start ({err.strerror})") from None
     if done.returncode != 0:
-        said = _one_line(done.stderr.decode("utf-8", errors="replace"))[:200]
+        said = _one_line(clean(done.stderr.decode("utf-8", errors="replace")))[:200]
         tail = f": {said}" if said else ""
         raise SummarizerFailed(f"summarizer {argv[0]} exited {done.returncode}{tail}")
-    summary = done.stdout.decode("utf-8", errors="replace")
-    summary = _CONTROL.sub("", summary.replace("\r\n", "\n")).strip()
+    # an LLM CLI prints terminal colours, NEL or U+2028 as readily as text: cleaned, not
+    # refused, so its summary is kept (issue 22)
+    summary = clean(done.stdout.decode("utf-8", errors="replace")).strip()
     if not summary:
         raise SummarizerFailed(f"summarizer {argv[0]} printed nothing")
     return summary[:MAX_SUMMARY]

@@ -6,7 +6,8 @@ nearest folder above the tree with a ``.git`` (found on disk, without running gi
 folder that holds the tree. Paths are normalised (``./a/../b`` is ``b``) and one outside the
 repository is refused. They are stored as the ``Paths`` field, comma-separated, so a path
 holds no comma (as a tag holds none). A commit is resolved to its full hash with git, and only
-when one is given and the repository is a git repository.
+when one is given and the repository is a git repository. A glob is matched by ``globs``;
+one that cannot be compiled is refused at write and skipped by every reader (issue 22).
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ..errors import InvalidInput
-from .model import Entry
+from ...errors import InvalidInput
+from ..model import Entry
+from . import globs
 
 GLOB_CHARACTERS = frozenset("*?[")
 _HASH = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
@@ -65,7 +67,7 @@ def resolve_commit(repo: Path, ref: str) -> str:
     """The full hash of ``ref`` when ``repo`` is a git repository; else ``ref`` as given."""
     if not is_repository(repo):
         return ref
-    from . import git
+    from .. import git
 
     try:
         found = git.run(
@@ -83,11 +85,11 @@ def fields(
     a commit already checked as one-line text; ``loose`` paths (the live session's files) that
     cannot be stored are skipped and returned, not refused."""
     repo = repository_root(tree)
-    found = [normalise(path, repo) for path in paths]
+    found = [_stored(path, repo) for path in paths]
     skipped = []
     for path in loose:
         try:
-            found.append(normalise(path, repo))
+            found.append(_stored(path, repo))
         except InvalidInput:
             skipped.append(path)
     out = {"paths": ", ".join(dict.fromkeys(found))} if found else {}
@@ -96,8 +98,24 @@ def fields(
     return out, skipped
 
 
+def _stored(path: str, repo: Path) -> str:
+    """``path`` normalised, and refused when it is a glob that cannot be compiled."""
+    clean = normalise(path, repo)
+    why = pattern_problem(clean)
+    if why is not None:
+        raise InvalidInput(f"--path {path!r} {why}")
+    return clean
+
+
 def is_glob(pattern: str) -> bool:
     return any(char in GLOB_CHARACTERS for char in pattern)
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why the stored ``pattern`` can govern nothing (a glob that cannot be compiled: ``has
+    …; fix``), or None."""
+    stem = pattern.rstrip("/")
+    return globs.problem(stem) if is_glob(stem) else None
 
 
 @dataclass(frozen=True)
@@ -115,7 +133,11 @@ def match(pattern: str, path: str) -> Match | None:
     folder above it (the nearer the better), or a glob that matches it."""
     stem, target = pattern.rstrip("/"), path.rstrip("/")
     if is_glob(stem):
-        if _glob(stem).fullmatch(target):
+        try:
+            glob = globs.compile(stem)
+        except InvalidInput:
+            return None  # written by hand or merged: check reports it, it governs nothing
+        if glob.matches(target):
             literal = sum(1 for char in stem if char not in GLOB_CHARACTERS)
             return Match(pattern, "glob", (2, -literal))
         return None
@@ -129,46 +151,6 @@ def match(pattern: str, path: str) -> Match | None:
 def best_match(patterns: Iterable[str], path: str) -> Match | None:
     found = [m for m in (match(p, path) for p in patterns) if m is not None]
     return min(found, key=lambda m: m.rank) if found else None
-
-
-_GLOBS: dict[str, re.Pattern[str]] = {}
-
-
-def _glob(pattern: str) -> re.Pattern[str]:
-    """A glob as a regular expression: ``*`` and ``?`` stay within a folder, ``**`` crosses
-    folders (``a/**`` is everything under ``a``, ``**/x`` is ``x`` in any folder), and
-    ``[...]`` is a set of characters."""
-    cached = _GLOBS.get(pattern)
-    if cached is not None:
-        return cached
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("/**", i) and i + 3 == len(pattern):
-            out.append("(?:/.*)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "[" and "]" in pattern[i + 2 :]:
-            end = pattern.index("]", i + 2)
-            inner = pattern[i + 1 : end].replace("\\", "\\\\")
-            out.append("[" + ("^" + inner[1:] if inner.startswith("!") else inner) + "]")
-            i = end + 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    compiled = re.compile("".join(out))
-    _GLOBS[pattern] = compiled
-    return compiled
 
 
 def is_hash(commit: str) -> bool:
@@ -208,6 +190,8 @@ def missing_paths(tree: Path, entries: Iterable[Entry]) -> list[tuple[Entry, str
             continue
         for path in entry.paths:
             stem = path.rstrip("/")
+            if pattern_problem(path) is not None:
+                continue  # check reports it as an error of its own
             if is_glob(stem):
                 stem = stem[: min(stem.index(c) for c in GLOB_CHARACTERS if c in stem)]
                 stem = stem.rpartition("/")[0]

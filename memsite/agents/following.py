@@ -1,0 +1,245 @@
+"""Claude Code's sessions followed by memsite's live session, and its tool calls recorded
+without a model (issue 23). Called by ``hooks.answer`` for each event; every write is a
+``Memory`` call, and the bookkeeping of which session is whose lives in
+``store/session/harness.py``.
+
+- ``SessionStart`` with no live session starts one (its task is the session's first prompt,
+  until then "Claude Code session <id>"); with a live one it joins it. ``resume``,
+  ``compact`` and ``clear`` continue the session of that ``session_id``; ``fork`` starts a
+  session that names its parent.
+- ``SessionEnd`` ends only a session the hook started; one a person started by hand gets a
+  checkpoint and stays live.
+- ``PostToolUse``/``PostToolUseFailure``: an edit is a warm ``edited file`` entry with its
+  lines added and removed (a burst of edits of one file is one entry with a count), a shell
+  command is ``ran command`` with its exit status and first line of output, the todo list
+  becomes the session's pending actions. Reads and searches are not logged.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+from ..errors import MemsiteError
+from ..memory import Memory
+from ..store import code, inputs
+from ..store.session import capture, harness, hot
+
+PROMPT_CHARS = 120  # a task named by a prompt keeps its first line, this long at most
+
+
+def file_of(memory: Memory, sid: str) -> str | None:
+    """The live-session file of Claude Code's session ``sid`` when it has its own (a second
+    session running beside the first); None for the tree's ``hot/context.json``."""
+    known = harness.load(memory.root).sessions.get(sid) or {}
+    rel = known.get("file")
+    return rel if isinstance(rel, str) and rel.startswith(hot.SESSIONS + "/") else None
+
+
+def on_start(memory: Memory, sid: str, source: str) -> None:
+    """Start, join or continue the live session for Claude Code's session ``sid``; two
+    sessions starting at once decide one after the other."""
+    with harness.starting(memory.root):
+        _on_start(memory, sid, source)
+
+
+def _on_start(memory: Memory, sid: str, source: str) -> None:
+    now = memory.clock()
+    state = harness.load(memory.root)
+    known = state.sessions.get(sid)
+    own = file_of(memory, sid)
+    if own is not None:
+        with hot.using(own):
+            if memory.session() is None:  # its session ended: a resume starts it again
+                _start(memory, sid, f"{harness.PLACEHOLDER}{sid[:8]}", own)
+        return
+    context = memory.session()
+    if context is not None and known and known.get("session") == context.session_id:
+        return  # resume, compact, clear: the same session goes on
+    if context is None and known and known.get("ended") and source != "startup":
+        # a resumed session whose memsite session ended: a new one carries its task on
+        task = str(known.get("ended_task") or f"{harness.PLACEHOLDER}{sid[:8]}")
+        task = task if task.endswith(" (resumed)") else f"{task} (resumed)"
+        started = memory.start_session(task, at=now)
+        _remember(memory, sid, {"session": started.context.session_id, "started": True})
+        return
+    if context is not None and source != "fork":
+        holders = [
+            other
+            for other, record in state.sessions.items()
+            if other != sid
+            and record.get("started")
+            and record.get("session") == context.session_id
+        ]
+        if holders:  # another Claude Code session is working in it: this one gets its own
+            own = hot.session_file(sid)
+            with hot.using(own):
+                _start(memory, sid, f"{harness.PLACEHOLDER}{sid[:8]}", own)
+            return
+        _remember(memory, sid, {"session": context.session_id, "started": False})
+        return
+    parent = context.session_id if context is not None and source == "fork" else None
+    task = f"{harness.PLACEHOLDER}{sid[:8]}" + (f" (fork of {parent})" if parent else "")
+    record = _start(memory, sid, task, None)
+    if parent:
+        record["parent"] = parent
+        _remember(memory, sid, record)
+
+
+def _start(memory: Memory, sid: str, task: str, own: str | None) -> dict[str, Any]:
+    """Start a live session (in the current live-session file) for ``sid``."""
+    started = memory.start_session(task, at=memory.clock())
+    record: dict[str, Any] = {"session": started.context.session_id, "started": True, "task": task}
+    if own is not None:
+        record["file"] = own
+    _remember(memory, sid, record)
+    return record
+
+
+def on_prompt(memory: Memory, sid: str, prompt: str) -> None:
+    """Name a session the hook started after its first prompt."""
+    known = harness.load(memory.root).sessions.get(sid)
+    if not known or not known.get("started") or not known.get("task"):
+        return
+    line = next((" ".join(t.split()) for t in prompt.splitlines() if t.strip()), "")
+    if not line:
+        return
+    if len(line) > PROMPT_CHARS:
+        line = line[: PROMPT_CHARS - 1].rstrip() + "…"
+    memory.retask(line, only_if=str(known["task"]))
+    known.pop("task", None)
+    _remember(memory, sid, known)
+
+
+def on_end(memory: Memory, sid: str, reason: str) -> None:
+    """End the session the hook started for ``sid``; checkpoint one it only joined."""
+    flush(memory)
+    context = memory.session()
+    with harness.lock(memory.root):
+        state = harness.load(memory.root)
+        known = state.sessions.pop(sid, None)
+        if context is not None:  # kept, so that a resume carries the task on
+            state.sessions[sid] = {"ended": True, "ended_task": context.task}
+            if known and known.get("file"):
+                state.sessions[sid]["file"] = known["file"]
+        harness.save(memory.root, state)
+    if context is None:
+        return
+    summary = f"Claude Code session {sid[:8]} ended (reason: {reason})."
+    if known and known.get("started") and known.get("session") == context.session_id:
+        memory.end_session(f"Session ended by the harness (Claude Code, reason: {reason}).")
+    else:
+        memory.checkpoint("manual", summary + " The session stays live.")
+
+
+def on_tool(memory: Memory, event: dict[str, Any], failed: bool) -> None:
+    """Record what one tool call did, when it is an edit, a command or the todo list."""
+    tool = str(event.get("tool_name") or "")
+    tool_input = event.get("tool_input") if isinstance(event.get("tool_input"), dict) else {}
+    now = memory.clock()
+    edited = capture.edited_file(tool, tool_input)
+    if edited is not None:
+        if not failed:
+            _edit(memory, edited, tool, tool_input, event.get("tool_response"), now)
+        return
+    command = capture.command_of(tool, tool_input)
+    if command is not None:
+        flush(memory)
+        status, result = capture.outcome(failed, event.get("tool_response"), event.get("error"))
+        # text from the harness is cleaned (controls, lone surrogates), never refused whole
+        line = " ".join(inputs.clean(command).split())[:2000]
+        details = {"command": line, "exit": "?" if status is None else str(status)}
+        memory.log("ran command", details, inputs.clean(result) or None, at=now)
+        return
+    change = capture.task_change(tool, tool_input, event.get("tool_response"))
+    if change is not None and not failed and memory.session() is not None:
+        _task(memory, *change, now=now)
+        return
+    listed = capture.todos(tool, tool_input)
+    if listed is not None and memory.session() is not None:
+        open_items, done = listed
+        pending = memory.session().pending_actions  # type: ignore[union-attr]
+        for item in open_items:
+            if item not in pending:
+                memory.pending_add(item, at=now)
+        for item in done:
+            if item in pending:
+                memory.pending_done(item, at=now)
+
+
+def _edit(
+    memory: Memory, path: str, tool: str, tool_input: dict[str, Any], response: object,
+    now: dt.datetime,
+) -> None:  # fmt: skip
+    repo = code.repository_root(memory.root)
+    try:
+        rel = code.normalise(str(Path(path).resolve()) if Path(path).is_absolute() else path, repo)
+    except MemsiteError:
+        return  # outside the repository (or a name memsite cannot store): not this code
+    tree = memory.root.resolve()
+    if tree == Path(repo, rel).resolve() or tree in Path(repo, rel).resolve().parents:
+        return  # the agent writing memory itself: memsite records its own writes
+    added, removed = capture.changed_lines(tool, tool_input, response)
+    with harness.lock(memory.root):
+        state = harness.load(memory.root)
+        burst = state.burst
+        if burst is not None and burst.continues(rel, now):
+            burst.count += 1
+            burst.added += added
+            burst.removed += removed
+            burst.last = now.isoformat()
+            harness.save(memory.root, state)
+            return
+    flush(memory)
+    with harness.lock(memory.root):
+        state = harness.load(memory.root)
+        stamp = now.isoformat()
+        state.burst = harness.Burst(rel, stamp, stamp, 1, added, removed)
+        harness.save(memory.root, state)
+    memory.touch([rel], at=now)
+
+
+def flush(memory: Memory) -> None:
+    """Write the open burst of edits as one ``edited file`` entry."""
+    with harness.lock(memory.root):
+        state = harness.load(memory.root)
+        burst, state.burst = state.burst, None
+        if burst is None:
+            return
+        harness.save(memory.root, state)
+    details = {"file": burst.file, "lines": f"+{burst.added} -{burst.removed}"}
+    if burst.count > 1:
+        details["edits"] = str(burst.count)
+    memory.log("edited file", details, at=burst.first, paths=[burst.file])
+
+
+def _task(memory: Memory, number: str, subject: str, status: str, now: dt.datetime) -> None:
+    """A task the agent created joins the pending actions; one it completed is done."""
+    with harness.lock(memory.root):
+        state = harness.load(memory.root)
+        known = state.tasks.get(number, "")
+        if subject and subject != known:
+            state.tasks[number] = subject
+            harness.save(memory.root, state)
+    name = subject or known
+    if not name:
+        return
+    pending = memory.session().pending_actions  # type: ignore[union-attr]
+    if status in ("completed", "deleted"):
+        if known and known in pending:
+            memory.pending_done(known, at=now)
+        elif name in pending:
+            memory.pending_done(name, at=now)
+    elif name not in pending:
+        memory.pending_add(name, at=now)
+
+
+def _remember(memory: Memory, sid: str, record: dict[str, Any]) -> None:
+    with harness.lock(memory.root):
+        state = harness.load(memory.root)
+        state.sessions[sid] = record
+        # a tree is followed by a few harness sessions at a time; forget the oldest beyond that
+        while len(state.sessions) > 32:
+            state.sessions.pop(next(iter(state.sessions)))
+        harness.save(memory.root, state)

@@ -1,0 +1,36 @@
+"""The code an entry governs: its paths and commit, normalised, matched and resolved
+(:mod:`.governs`), with the one glob matcher every reader uses (:mod:`.globs`)."""
+
+from .governs import (
+    GLOB_CHARACTERS,
+    Match,
+    best_match,
+    commit_url,
+    fields,
+    is_glob,
+    is_hash,
+    is_repository,
+    match,
+    missing_paths,
+    normalise,
+    pattern_problem,
+    repository_root,
+    resolve_commit,
+)
+
+__all__ = [
+    "GLOB_CHARACTERS",
+    "Match",
+    "best_match",
+    "commit_url",
+    "fields",
+    "is_glob",
+    "is_hash",
+    "is_repository",
+    "match",
+    "missing_paths",
+    "normalise",
+    "pattern_problem",
+    "repository_root",
+    "resolve_commit",
+]
