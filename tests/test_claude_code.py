@@ -153,8 +153,10 @@ def followed(tmp_path_factory: pytest.TempPathFactory) -> dict:
         [f"<analysis>scratch</analysis>\n<summary>{summary}</summary>"],
         resume=second.session_id,
     )
+    after = run_claude(project, "Go on", ["Going on."], resume=second.session_id)
     return {
         "project": project,
+        "after": after,
         "first": first,
         "second": second,
         "compact": compact,
@@ -212,6 +214,18 @@ def test_compact_leaves_a_checkpoint_with_the_harness_summary(followed) -> None:
     assert "— checkpoint" in warm
     assert f"Result: {followed['summary']}" in warm
     assert "<analysis>" not in warm and "scratch" not in warm
+    assert warm.count(f"Result: {followed['summary']}") == 1
+    # the SessionStart `compact` answer, which reaches the model with the next prompt, leads
+    # with the checkpoint. Claude Code 2.1.328 fires it before PostCompact and before it
+    # writes the summary to the transcript, so it holds memsite's own summary of the session;
+    # the harness's own is in the model's context already, and in the completing checkpoint.
+    after = followed["after"]
+    assert after.returncode == 0, after.stderr
+    sent = after.all_texts(after.messages[0])
+    starts = sent.split("SessionStart hook additional context: ")[1:]
+    led = [x for x in starts if x.startswith("## Since the last checkpoint")]
+    assert led, [x[:80] for x in starts]
+    assert "Task: Switch the hasher to argon2id and run the tests (resumed)" in led[0]
     # the resumed session carries on the task of the one it resumes
     assert "task: Switch the hasher to argon2id and run the tests (resumed)" in warm
 

@@ -243,3 +243,13 @@ def _remember(memory: Memory, sid: str, record: dict[str, Any]) -> None:
         while len(state.sessions) > 32:
             state.sessions.pop(next(iter(state.sessions)))
         harness.save(memory.root, state)
+
+
+def on_compacted(memory: Memory, summary: str) -> None:
+    """Deliver the harness's summary to the checkpoint taken before the compaction (once)."""
+    latest = memory.latest_checkpoint()
+    if latest is None or not summary:
+        return
+    if latest.completes and latest.summary.strip() == summary.strip():
+        return  # already delivered
+    memory.checkpoint(latest.trigger or "auto", summary, completes=True)

@@ -209,8 +209,11 @@ def _answer(
         memory.checkpoint(str(trigger), tokens_before=size)
     elif name == "PostCompact":
         # cut like a summarizer's answer: a checkpoint over a huge summary is not lost
-        summary = compact_summary(_text(event, "compact_summary"))[:MAX_SUMMARY] or None
-        memory.checkpoint(str(trigger), summary, completes=True)
+        summary = compact_summary(_text(event, "compact_summary"))[:MAX_SUMMARY]
+        if summary:
+            following.on_compacted(memory, summary)
+        else:
+            memory.checkpoint(str(trigger), None, completes=True)
     else:
         following.on_end(memory, sid, _text(event, "reason") or "other")
     return ""
