@@ -419,3 +419,70 @@ def test_two_claude_code_sessions_at_once_keep_two_live_sessions(hook, root: Pat
     assert "auth/tokens.py" not in ends["Write the migration guide"].body
     assert "docs/migration.md" not in ends["Fix the refresh tokens"].body
     assert check_tree(root) == []
+
+
+def test_a_first_session_start_without_an_index_primes_and_builds_it_behind(
+    tmp_path: Path,
+) -> None:
+    """Issue 24: on a fresh clone (no index yet) SessionStart answers from what needs no index
+    (persona, the live session, the newest current decisions) and the index is built in a
+    process of its own, so the next hooks find it."""
+    import shutil
+
+    from memsite.search.index.place import is_built
+
+    sample = tmp_path / "memory"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "memory", sample)
+    cache = tmp_path / "cache"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    env["MEMSITE_CACHE"] = str(cache)
+    done = subprocess.run(
+        [sys.executable, "-m", "memsite", "--root", str(sample), "hook"],
+        input=json.dumps(event("SessionStart", source="startup")),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert len(context) <= 10_000
+    assert "# Where were we?" in context and "## Relevant decisions" in context
+    assert "Delete the legacy /auth/v1 login code" in context  # the newest decision
+    assert "**Superseded**" not in context
+    deadline = time.monotonic() + 60
+    while not is_built(sample, cache) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert is_built(sample, cache)
+
+
+def test_capture_can_be_switched_off_per_tool_in_memsite_toml(
+    hook, live: Memory, root: Path
+) -> None:
+    """Issue 23: `[capture]` of memsite.toml turns recording off for one tool; the others
+    are still recorded, and a bad value is one stderr line, exit 0."""
+    repo = root.parent
+    (repo / ".git").mkdir(exist_ok=True)
+    (root / "memsite.toml").write_text("[capture]\nBash = false\n")
+    ran = event(
+        "PostToolUseFailure",
+        tool_name="Bash",
+        tool_input={"command": "make deploy"},
+        error="Exit code 2\nno",
+    )
+    assert hook(ran).exit_code == 0
+    wrote = event(
+        "PostToolUse",
+        tool_name="Write",
+        tool_input={"file_path": str(repo / "a.py"), "content": "x\n"},
+        tool_response={"structuredPatch": []},
+    )
+    assert hook(wrote).exit_code == 0
+    hook(event("SessionEnd", reason="other"))
+    assert warm_entries(live, "ran command") == []
+    [edited] = warm_entries(live, "edited file")
+    assert edited.details["file"] == "a.py"
+    (root / "memsite.toml").write_text("[capture]\nBash = 3\n")
+    done = hook(ran)
+    assert (done.exit_code, done.stdout) == (0, "")
+    assert done.stderr.count("\n") == 1 and "[capture] Bash" in done.stderr

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 import inspect
+import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -84,6 +86,13 @@ def failed(result: Any) -> str:
     return content.text
 
 
+def first_heading(found: Any) -> str:
+    """The heading of a search's first hit, as its markdown shows it (issue 24: the
+    structured content holds references, not words)."""
+    line = next(line for line in found.content[0].text.splitlines() if line.startswith("### "))
+    return line.rstrip()
+
+
 def test_an_agent_lists_decides_recalls_reads_and_survives_bad_input(project: Path) -> None:
     decisions = project / "memory" / "cold" / "decisions.md"
 
@@ -116,7 +125,8 @@ def test_an_agent_lists_decides_recalls_reads_and_survives_bad_input(project: Pa
         recalled = await session.call_tool("recall", {"prompt": "why did we leave mongo?"})
         assert not recalled.is_error, recalled
         assert recalled.structured_content["hits"][0]["id"] == entry_id
-        assert "Mongo lost writes under load" in recalled.structured_content["markdown"]
+        (block,) = recalled.content  # the markdown, once (issue 24)
+        assert "Mongo lost writes under load" in block.text
 
         persona = await session.read_resource("memsite://persona")
         assert persona.contents[0].text == "# Persona\n\nTerse reviewer.\n"
@@ -213,7 +223,7 @@ def test_the_server_and_the_cli_write_at_once_and_nothing_is_lost(project: Path)
         found = await session.call_tool(
             "search", {"query": '"cli write 14"', "kind": "activity", "limit": 1}
         )
-        assert found.structured_content["hits"][0]["heading"].endswith("cli write 14")
+        assert first_heading(found).endswith("cli write 14")
 
     talk(project, scenario)
     titles = sorted(entry.title for entry in Memory(root).entries("activity"))
@@ -320,10 +330,94 @@ def test_a_call_that_overruns_is_stopped_and_the_server_stays_usable(project: Pa
         fcntl.flock(hold["fd"], fcntl.LOCK_UN)
         found = await session.call_tool("search", {"query": "clock"})
         assert not found.is_error, found
-        assert found.structured_content["hits"][0]["heading"].endswith("Pin the clock")
+        assert first_heading(found).endswith("Pin the clock")
 
     try:
         talk(project, scenario, args=["--call-timeout", "2"])
     finally:
         if "fd" in hold:
             os.close(hold["fd"])
+
+
+def received(result: Any) -> int:
+    """Every character a client may forward to the model: its text blocks and its structured
+    content as JSON (issue 24)."""
+    text = sum(len(block.text) for block in result.content)
+    return text + len(json.dumps(result.structured_content, separators=(",", ":")))
+
+
+def test_the_reading_tools_send_the_model_no_more_than_their_budget(tmp_path: Path) -> None:
+    """Issue 24: recall, why, search and prime reach the model as their markdown once and
+    references to their hits, within 1.15 times their budget's characters, and still say
+    which entries they are, where, and whether they hold; ``full`` gives each hit's text."""
+    project = tmp_path / "project"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "memory", project / "memory")
+    (project / "src").mkdir()
+    calls = [
+        ("recall", {"prompt": "why did we stop keeping user sessions in mongo?"}, 1500),
+        ("recall", {"prompt": "how do we hash passwords?", "budget": 500}, 500),
+        ("why", {"path": "services/auth/passwords.py"}, 1500),
+        ("search", {"query": "session store postgres", "limit": 10}, 1500),
+        ("prime", {"task": "finish the session migration", "budget": 2400}, 2400),
+    ]
+
+    async def scenario(session: ClientSession) -> dict[str, Any]:
+        results = {}
+        for tool, arguments, budget in calls:
+            result = await session.call_tool(tool, arguments)
+            assert not result.is_error, result
+            assert received(result) <= 1.15 * budget * 4, (tool, budget, received(result))
+            results[f"{tool} {budget}"] = result
+        results["full"] = await session.call_tool(
+            "recall", {"prompt": "why did we stop keeping user sessions in mongo?", "full": True}
+        )
+        return results
+
+    results = talk(project, scenario)
+    recalled = results["recall 1500"].structured_content
+    assert recalled["budget"] == 1500 and recalled["hits"] and "markdown" not in recalled
+    (block,) = results["recall 1500"].content
+    for hit in recalled["hits"]:
+        assert set(hit) == {"id", "path", "anchor", "kind", "date", "status", "superseded_by"}
+        assert f"Source: {hit['path']}#{hit['anchor']}" in block.text
+    assert "2026-11-05-move-the-session-store-from-mongodb-to-postgres" in {
+        hit["id"] for hit in recalled["hits"]
+    }
+    items = results["why 1500"].structured_content["items"]
+    assert items[0]["path"] == "cold/decisions.md" and items[0]["match"] == "file"
+    assert {item["status"] for item in items if item["kind"] == "decision"} >= {"current"}
+    found = results["search 1500"]
+    assert found.content[0].text.startswith("## Search results (10 hits)\n")
+    hits = found.structured_content["hits"]
+    assert len(hits) == 10 and all(
+        f"{h['path']}#{h['anchor']}" in found.content[0].text for h in hits
+    )
+    primed = results["prime 2400"].structured_content
+    assert [s["name"] for s in primed["sections"]][:2] == ["persona", "hot"]
+    full = results["full"].structured_content
+    assert full["markdown"] == results["full"].content[0].text
+    assert all(hit["text"] and hit["snippet"] for hit in full["hits"])
+
+
+def test_a_pattern_built_to_backtrack_leaves_the_server_answering(project: Path) -> None:
+    """Issue 22: a stored glob built to backtrack (12 `**a`), then `why` of a path that makes
+    a backtracking matcher try every split, then `search`: each answered within 3 s."""
+    import time
+
+    glob = "src/" + "**a" * 12 + "**b"
+
+    async def scenario(session: ClientSession) -> None:
+        done = await session.call_tool(
+            "decide", {"title": "Keep the scanner", "why": "Audit", "paths": [glob]}
+        )
+        assert not done.is_error, done
+        for name, arguments in (
+            ("why", {"path": "src/" + "a" * 40}),
+            ("search", {"query": "scanner"}),
+        ):
+            start = time.monotonic()
+            answer = await session.call_tool(name, arguments)
+            assert not answer.is_error, answer
+            assert time.monotonic() - start < 3, name
+
+    talk(project, scenario)

@@ -163,7 +163,8 @@ def test_a_broken_glob_written_by_hand_is_reported_by_check_and_skipped_by_reade
     from memsite.agents.mcp_server import MemoryTools
 
     answered = MemoryTools(Memory(sample, author="")).why(path="src/good.py")
-    assert [i["id"] for i in answered["items"] if i["match"] != "mentions"] == [entry_id, other]
+    items = answered.structured_content["items"]
+    assert [i["id"] for i in items if i["match"] != "mentions"] == [entry_id, other]
 
 
 def test_the_site_code_page_and_missing_paths_skip_a_broken_glob(tmp_path: Path) -> None:

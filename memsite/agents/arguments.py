@@ -56,6 +56,13 @@ def refusal(tool: str, err: ValidationError) -> str:
     return f"{tool}: {'; '.join(said)}"
 
 
+Full = Annotated[
+    bool,
+    Field(
+        description="Also each hit's whole text, and the markdown again, in the structured"
+        " content (several times the budget; default: the markdown once, hits as references)."
+    ),
+]
 Since = Annotated[str | None, Field(description="Only from this date on (YYYY-MM-DD).")]
 Until = Annotated[str | None, Field(description="Only up to this date (YYYY-MM-DD).")]
 Tags = Annotated[list[str] | None, Field(description="Short labels, e.g. ['database'].")]

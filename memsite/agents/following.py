@@ -136,6 +136,8 @@ def on_end(memory: Memory, sid: str, reason: str) -> None:
 def on_tool(memory: Memory, event: dict[str, Any], failed: bool) -> None:
     """Record what one tool call did, when it is an edit, a command or the todo list."""
     tool = str(event.get("tool_name") or "")
+    if not capture.captured(memory.root, tool):
+        return  # not a tool memsite records, or switched off in [capture] of memsite.toml
     tool_input = event.get("tool_input") if isinstance(event.get("tool_input"), dict) else {}
     now = memory.clock()
     edited = capture.edited_file(tool, tool_input)
@@ -245,11 +247,9 @@ def _remember(memory: Memory, sid: str, record: dict[str, Any]) -> None:
         harness.save(memory.root, state)
 
 
-def on_compacted(memory: Memory, summary: str) -> None:
+def on_compacted(memory: Memory, summary: str, trigger: str) -> None:
     """Deliver the harness's summary to the checkpoint taken before the compaction (once)."""
     latest = memory.latest_checkpoint()
-    if latest is None or not summary:
-        return
-    if latest.completes and latest.summary.strip() == summary.strip():
+    if latest is not None and latest.completes and latest.summary.strip() == summary.strip():
         return  # already delivered
-    memory.checkpoint(latest.trigger or "auto", summary, completes=True)
+    memory.checkpoint(trigger, summary, completes=True)

@@ -29,6 +29,7 @@ from typing import Any
 
 from ..errors import MemsiteError
 from ..memory import Memory
+from ..search.index.place import is_built
 from ..search.payloads.recall import HOOK_BUDGET, HOOK_CONTEXT_CAP, RECALL_BUDGET
 from ..search.payloads.tokens import tokens_of_size
 from ..store.inputs import MAX_TOKENS, clean
@@ -194,7 +195,12 @@ def _answer(
         return ""
     if name == "SessionStart":
         compact = _text(event, "source") == "compact"
-        primed = memory.prime(budget=prime_budget, lexical=lexical, after_compact=compact)
+        built = is_built(memory.root, memory.cache_dir)
+        if not built:  # a fresh clone: the index builds in the background, not in the hook
+            _build_in_background(memory)
+        primed = memory.prime(
+            budget=prime_budget, lexical=lexical, after_compact=compact, use_index=built
+        )
         return _context(name, primed.markdown)
     if name == "UserPromptSubmit":
         prompt = _text(event, "prompt")
@@ -211,12 +217,44 @@ def _answer(
         # cut like a summarizer's answer: a checkpoint over a huge summary is not lost
         summary = compact_summary(_text(event, "compact_summary"))[:MAX_SUMMARY]
         if summary:
-            following.on_compacted(memory, summary)
+            following.on_compacted(memory, summary, str(trigger))
         else:
             memory.checkpoint(str(trigger), None, completes=True)
     else:
         following.on_end(memory, sid, _text(event, "reason") or "other")
     return ""
+
+
+# the index, then the vectors of the semantic extra (a hybrid search brings them up to date)
+_BUILD = (
+    "import sys; from memsite import Memory\n"
+    "with Memory(sys.argv[1]) as memory:\n"
+    "    memory.index(); memory.search('memory', limit=1)\n"
+)
+
+
+def _build_in_background(memory: Memory) -> None:
+    """Start ``memsite index`` for the tree in a process of its own, which outlives the hook
+    (issue 24: at a year the first build takes longer than the hook may). A double fork:
+    the builder belongs to no one, so nothing waits for it or is held by it."""
+    command = [sys.executable, "-c", _BUILD, str(memory.root)]
+    env = dict(os.environ)
+    if memory.cache_dir is not None:
+        env["MEMSITE_CACHE"] = str(memory.cache_dir)
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            if os.fork() == 0:
+                quiet = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(quiet, fd)
+                os.execve(sys.executable, command, env)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
 
 
 class _Malformed(ValueError):

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from .. import __version__
@@ -30,6 +30,7 @@ from .arguments import (
     Body,
     Budget,
     Commit,
+    Full,
     Limit,
     Paths,
     Server,
@@ -116,21 +117,27 @@ class MemoryTools:
             str | None, Field(description="What this session is about (default: the live one's).")
         ] = None,
         budget: Budget = 40000,
-    ) -> out.Primed:
+        full: Full = False,
+    ) -> Annotated[CallToolResult, out.Primed]:
         """Load memory at the start of a session: who you are (persona), where the work stands
         (the live session), the decisions and learnings relevant to the task, recent activity.
         Put its markdown in your context once, before starting work."""
-        return self.memory.prime(task=task, budget=budget).to_dict()  # type: ignore[no-any-return]
+        return out.budgeted(
+            lambda b: self.memory.prime(task=task, budget=b), budget, out.Primed, full
+        )
 
     @one_call
     def recall(
         self,
         prompt: Annotated[str, Field(description="The user's message, or what you need to know.")],
         budget: Budget = 1500,
-    ) -> out.Recalled:
+        full: Full = False,
+    ) -> Annotated[CallToolResult, out.Recalled]:
         """What memory holds about a prompt, as one dated, cited markdown block within the
         budget (empty when nothing matches). Call it before answering about earlier work."""
-        return self.memory.recall(prompt, budget=budget).to_dict()  # type: ignore[no-any-return]
+        return out.budgeted(
+            lambda b: self.memory.recall(prompt, budget=b), budget, out.Recalled, full
+        )
 
     @one_call
     def why(
@@ -139,10 +146,11 @@ class MemoryTools:
             str, Field(description="A file or folder of the code, relative to the repository root.")
         ],
         budget: Budget = 1500,
-    ) -> out.Why:
+        full: Full = False,
+    ) -> Annotated[CallToolResult, out.Why]:
         """The decisions and learnings that govern a path of the code (current first, the most
         specific first), then the entries that mention it. Call it before changing a file."""
-        return self.memory.why(path, budget=budget).to_dict()  # type: ignore[no-any-return]
+        return out.budgeted(lambda b: self.memory.why(path, budget=b), budget, out.Why, full)
 
     @one_call
     def search(
@@ -158,13 +166,14 @@ class MemoryTools:
         current: Annotated[
             bool, Field(description="Leave out decisions and learnings that were superseded.")
         ] = False,
-    ) -> out.Hits:
-        """Ranked pieces of memory for a query, each dated and cited (path#anchor), with the
-        status of decisions and learnings and what superseded them."""
+        full: Full = False,
+    ) -> Annotated[CallToolResult, out.Hits]:
+        """Ranked pieces of memory for a query, each dated and cited (path#anchor) with its
+        matching words, the status of decisions and learnings and what superseded them."""
         hits = self.memory.search(
             query, limit=limit, kind=kind, since=since, until=until, current=current
         )
-        return {"hits": [hit.to_dict() for hit in hits]}
+        return out.listed(hits, full)
 
     @one_call
     def get(

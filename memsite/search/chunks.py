@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from ..store import markup
 from ..store.format import classify, front_matter, note_date, note_id, note_title, parse_entries
 from ..store.model import Entry, comma_list
+from ..store.session.checkpoints import is_checkpoint
 from .headings import Heading, headings
 
-CHUNK_VERSION = 2  # bump when chunking changes: indexes built before are rebuilt
+CHUNK_VERSION = 3  # bump when chunking changes: indexes built before are rebuilt
 SPLIT_LEVEL = 3  # notes split at headings h1-h3; deeper headings stay inside their section
 SPLIT_OVER = 2_000  # an entry longer than this (in characters) splits at its own sub-headings
 LEAD_CHARS = 300  # how much of a record's opening prose is copied into its later sections
@@ -141,6 +142,8 @@ def _entry_chunks(entry: Entry, lines: list[str], found: list[Heading], title: s
     )
     if _is_pointer(entry):
         base["body"] = ""
+    if is_checkpoint(entry):
+        return [_checkpoint_chunk(entry, lines, title, heading, base)]
     subs = [h for h in found if start < h.start < stop and h.level > level]
     if _size(lines, start, stop) <= SPLIT_OVER or not subs:
         return [
@@ -181,6 +184,26 @@ def _entry_chunks(entry: Entry, lines: list[str], found: list[Heading], title: s
             )
         )
     return chunks
+
+
+def _checkpoint_chunk(
+    entry: Entry, lines: list[str], title: str, heading: str, base: dict[str, object]
+) -> Chunk:
+    """A checkpoint is its summary (issue 24): the task, decisions and pending actions it
+    copied from the hot context are the session's history, and searched they made five
+    checkpoints outrank the decision they named. The chunk still spans the whole entry."""
+    summary = entry.result.strip() or entry.details.get("task", "")
+    return Chunk(
+        id=entry.id,
+        position=0,
+        anchor=entry.id,
+        heading=heading,
+        breadcrumb=(title, heading),
+        line=entry.line,
+        end_line=entry.end_line,
+        text=f"{lines[entry.line - 1]}\n\n{summary}",
+        **{**base, "body": summary},  # type: ignore[arg-type]
+    )
 
 
 def _is_pointer(entry: Entry) -> bool:

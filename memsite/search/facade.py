@@ -92,25 +92,35 @@ class SearchFacade:
         parsed = require_something(parse_query(query), filters, query)
         # superseded hits may be dropped: ask for enough that ``limit`` current ones remain
         asked = limit * 2 + 5 if current else limit
-        hits = self._index().search(parsed, asked, filters, lexical=lexical)
-        self._chains = self._chains or Chains(self.root)
+        index = self._index()
+        hits = index.search(parsed, asked, filters, lexical=lexical)
+        self._chains = self._chains or Chains(
+            self.root, index.folder.parent / f"{index.folder.name}.chains.json"
+        )
         return settle(hits, self._chains.current(), limit, current)
 
     def recall(self, prompt: str, budget: int = 1500, limit: int = 8, lexical: bool = False) -> Any:
         """The memory most relevant to ``prompt`` that fits ``budget`` tokens (``Recalled``:
         ``.markdown`` is the block to inject, ``.hits`` what it holds)."""
         from .payloads.recall import fit_recall, site_url
+        from .payloads.standing import ROOM, with_one_checkpoint
 
         prompt, budget, limit = clean(prompt), _budget(budget), _limit(limit)
         from .query import parse_query
+        from .ranking import relevant_enough
         from .supersession import Chains, with_successors
 
         # an empty prompt recalls nothing, quietly: hooks pass every prompt (issue 13)
         blank = parse_query(prompt).blank
-        hits = [] if blank else self.search(prompt, limit=limit, lexical=lexical)
+        # room for the checkpoints left out (issue 24): a session's history, not answers
+        asked = min(limit + ROOM, inputs.MAX_HITS)
+        hits = [] if blank else self.search(prompt, limit=asked, lexical=lexical)
+        # recall runs on every prompt: nothing unless the words matched well (issue 24)
+        hits = hits if relevant_enough(hits) else []
+        hits = with_one_checkpoint(self.root, prompt, hits, limit)
         # a superseded decision never comes alone: the one that holds comes first
         self._chains = self._chains or Chains(self.root)
-        hits = with_successors(self._chains, hits)
+        hits = with_successors(self._chains, hits, self._index().records)
         return fit_recall(hits, budget, site_url(self.root))
 
     def prime(
@@ -120,6 +130,7 @@ class SearchFacade:
         lexical: bool = False,
         *,
         after_compact: bool = False,
+        use_index: bool = True,
     ) -> Any:
         """The session-start payload (``Primed``): persona, hot context (with its latest
         checkpoint, which leads ``after_compact``), relevant decisions and learnings, recent
@@ -128,7 +139,9 @@ class SearchFacade:
 
         task, budget = (clean(task) if task is not None else None), _budget(budget)
         tree.check_root(self.root)
-        return prime(self.root, task, budget, self.search, self._notice, lexical, after_compact)
+        return prime(
+            self.root, task, budget, self.search, self._notice, lexical, after_compact, use_index
+        )
 
     def why(self, path: str, budget: int = 1500) -> Any:
         """The memory about a path of the code (``Why``, issue 14): the decisions and

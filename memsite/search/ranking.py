@@ -11,6 +11,7 @@ so another signal (embedding similarities, issue 6) is one more ``Signal``.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -252,6 +253,13 @@ class Hit:
     superseded_by: Successor | None = None
     # cut to its best passage so that the top hits fit TOP_CHARS together (issue 16)
     trimmed: bool = False
+    # the raw BM25F score of its best section for the query's words, before fusion divides
+    # it by the best of the query (0 when meaning alone found it), and the number of
+    # documents of the index that scored it and how many of the query's words that index
+    # holds at all: recall's floor (issue 24)
+    words: float = 0.0
+    documents: int = 0
+    terms: int = 0
 
     @property
     def citation(self) -> str:
@@ -334,3 +342,49 @@ def newest_first_among_ties(hits: Sequence[Hit], tolerance: float = NEAR_TIE) ->
         out += sorted(run, key=lambda h: (h.date, h.time or dt.time()), reverse=True)
         start = end
     return out
+
+
+# Recall's relevance floor (issue 24): recall, which runs on every prompt, hands over nothing
+# unless the best section the query's words matched scores a raw BM25F (the score before
+# fusion divides it by the query's best, so it says how well the words matched, not how well
+# one hit did against the others) of at least FLOOR_WORDS · ln(N / FLOOR_DOCS), N the index's
+# documents, or, per query word the index holds, FLOOR_PER_WORD · ln(N / FLOOR_DOCS). Chatter
+# ("thanks!") and coding requests in other domains ("write a factorial function in python")
+# match a few common words of the memory, each weakly; a question about it matches a word
+# the memory is about, and a one-word lookup ("mongo", 9.9) matches it strongly. A word's
+# idf is ln(N / df), so a raw floor that suits a memory of 400 documents asks one of 13,
+# where no word weighs more than ln 13, for more than "argon2id" itself scores: the floor is
+# what a few matches of a word found in FLOOR_DOCS documents would score, and a memory of
+# FLOOR_DOCS documents or fewer (a few entries, whose whole recall is short) has none.
+# Measured by ``bench/bench_floor.py --half tuning`` (docs/benchmarks.md), lexical, as
+# (off-topic prompts given nothing, on-topic prompts whose answer search or recall held
+# without the floor keeping it), sample / devset corpora (277-539 documents each, so the
+# bench does not measure FLOOR_DOCS: 50 keeps recall in the tests' memories of a few
+# entries): 5.2 and 4.5 (10.7 and 9.3 at the sample's 394 documents) 0.75 / 0.73 off,
+# 0.75 / 0.94 kept; the old fixed 13: 0.93 / 0.91, 0.68 / 0.94. Counting only what recall
+# held without the floor: 5.2 and 4.5 0.79 / 0.98 kept; 5.2 alone 0.77 / 0.75 off, 0.79 /
+# 0.98 kept, but a one-word "mongo" recalls nothing; 4.6 alone (9.5) 0.62 / 0.64, 0.89 /
+# 0.98; 6.0 and 5.0: 0.89 / 0.82, 0.74 / 0.98. No floor reaches 0.90 on both: the sample's
+# paraphrased questions share few words with their answers ("which metrics decide whether
+# to continue ramping up" scores 4.3, "hash a string in JavaScript" 15). 5.2 is the lowest
+# that keeps the issue's own prompts out ("write a factorial function in python" scores
+# 10.4, "write a test" 10.1); 4.6 keeps more answers but hands those over. The semantic
+# cosine of the closest section does not separate them either (off-topic 0.13-0.59,
+# on-topic 0.20-0.60 on the sample), nor did the IDF-weighted share of the query's words a
+# hit holds.
+FLOOR_WORDS = 5.2
+FLOOR_PER_WORD = 4.5
+FLOOR_DOCS = 50
+
+
+def relevant_enough(hits: Sequence[Hit]) -> bool:
+    """Whether any hit's words matched well enough for recall to hand the hits over."""
+    return any(_relevant(hit) for hit in hits)
+
+
+def _relevant(hit: Hit) -> bool:
+    if hit.words <= 0:
+        return False
+    unit = math.log(hit.documents / FLOOR_DOCS) if hit.documents > FLOOR_DOCS else 0.0
+    per_word = hit.words / max(hit.terms, 1)
+    return hit.words >= FLOOR_WORDS * unit or per_word >= FLOOR_PER_WORD * unit

@@ -7,9 +7,13 @@ newest entry at the end of its chain (A ← B ← C gives A and B both ``superse
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
-from collections.abc import Iterable, Sequence
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -87,10 +91,13 @@ def read_supersession(root: Path) -> Supersession:
 class Chains:
     """The supersession chains of one tree, and the chunks of its cold files, read again
     only when a cold file changed (a long-lived ``Memory``, as the MCP server keeps, reads
-    them once per change, not once per recall)."""
+    them once per change, not once per recall). With a ``cache`` file (beside the index)
+    the chains outlive the process too: a hook process, started for every prompt, no longer
+    parses the cold files each time (issue 24: 0.21 s of each turn at a year)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, cache: Path | None = None) -> None:
         self.root = root
+        self.cache = cache
         self._read: tuple[list[tuple[int, int] | None], Supersession] | None = None
         self._chunks: tuple[list[tuple[int, int] | None], dict[str, list[Chunk]]] | None = None
 
@@ -107,8 +114,50 @@ class Chains:
     def current(self) -> Supersession:
         stamp = self._stamp()
         if self._read is None or self._read[0] != stamp:
-            self._read = (stamp, read_supersession(self.root))
+            kept = self._kept(stamp)
+            self._read = (stamp, kept if kept is not None else read_supersession(self.root))
+            if kept is None:
+                self._keep(stamp, self._read[1])
         return self._read[1]
+
+    def _kept(self, stamp: list[tuple[int, int] | None]) -> Supersession | None:
+        """The chains the cache holds for these stamps of the cold files, if it does."""
+        if self.cache is None:
+            return None
+        try:
+            data = json.loads(self.cache.read_text("utf-8"))
+            if data.get("stamp") != [list(s) if s else None for s in stamp]:
+                return None
+            return Supersession(
+                {
+                    old: Successor(new, title, dt.date.fromisoformat(day))
+                    for old, (new, title, day) in data["successor"].items()
+                }
+            )
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None  # missing, damaged or of another shape: read the cold files
+
+    def _keep(self, stamp: list[tuple[int, int] | None], known: Supersession) -> None:
+        if self.cache is None:
+            return
+        data = {
+            "stamp": [list(s) if s else None for s in stamp],
+            "successor": {
+                old: [new.id, new.title, new.date.isoformat()]
+                for old, new in known.successor.items()
+            },
+        }
+        # a cache beside the index, outside the tree: best effort, replaced atomically
+        with contextlib.suppress(OSError):
+            self.cache.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{self.cache.name}.", dir=self.cache.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    json.dump(data, handle)
+                os.replace(tmp, self.cache)
+            finally:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
 
     def chunks(self) -> dict[str, list[Chunk]]:
         """The chunks of the decisions and learnings, by record id."""
@@ -164,10 +213,16 @@ def current_first_among_ties(hits: Sequence[Hit], tolerance: float) -> list[Hit]
     return out
 
 
-def with_successors(chains: Chains, hits: Sequence[Hit]) -> list[Hit]:
+def with_successors(
+    chains: Chains,
+    hits: Sequence[Hit],
+    fetch: Callable[[dict[str, str]], dict[str, list[Chunk]]] | None = None,
+) -> list[Hit]:
     """``hits`` with the entry that now holds placed right before each superseded hit: moved
-    up when it ranked lower, read from the cold files when it was not among them (issue 16:
-    an agent acts on what it is given, so it reads what holds first)."""
+    up when it ranked lower, read when it was not among them (issue 16: an agent acts on what
+    it is given, so it reads what holds first). ``fetch`` reads the sections of the records
+    asked (``{record: path}``) from the index, which every recall has open; without it the
+    cold files are chunked (issue 24: that took 0.34 s of each recall at a year)."""
 
     def key(hit: Hit) -> str:
         return hit.record or hit.id
@@ -175,8 +230,16 @@ def with_successors(chains: Chains, hits: Sequence[Hit]) -> list[Hit]:
     wanted = {hit.superseded_by.id for hit in hits if hit.superseded_by is not None}
     if not wanted:
         return list(hits)
-    known = chains.chunks()
     holders: dict[str, Hit] = {key(hit): hit for hit in hits if key(hit) in wanted}
+    if fetch is None:
+        known = chains.chunks()
+    else:
+        paths = {
+            hit.superseded_by.id: hit.path
+            for hit in hits
+            if hit.superseded_by is not None and hit.superseded_by.id not in holders
+        }
+        known = fetch(paths) if paths else {}
     for record in wanted - holders.keys():
         if record in known:
             holders[record] = dataclasses.replace(record_hit(known[record]), status="current")

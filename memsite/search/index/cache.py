@@ -35,7 +35,6 @@ import whoosh.index
 
 from ...errors import MemsiteError
 from ...store import tree
-from ...store.markup import slugify
 from .. import meaning
 from ..chunks import CHUNK_VERSION, Chunk, chunk_file
 from ..query import Filters
@@ -43,14 +42,13 @@ from ..query import Query as Parsed
 from ..ranking import Hit
 from . import codec, related, search
 from .damage import is_damage
-from .documents import SCHEMA, file_documents, replace_documents
+from .documents import SCHEMA, file_documents, record_documents, replace_documents, stored_chunk
+from .place import content_hash, default_cache_dir, index_key
 from .state import (
     IndexBroken,
     Refresh,
     Stamp,
     changed_files,
-    content_hash,
-    default_cache_dir,
     new_state,
     read_state,
     stat_tree,
@@ -80,8 +78,7 @@ class SearchIndex:
     ) -> None:
         self.root = Path(root)
         self.cache = Path(cache_dir) if cache_dir is not None else default_cache_dir(self.root)
-        real = self.root.resolve()
-        key = f"{slugify(real.name, 40)}-{content_hash(str(real).encode())[:8]}"
+        key = index_key(self.root)
         self.folder = self.cache / name / key
         self.lock_path = self.cache / name / f"{key}.lock"
         self.state_path = self.folder / "state.json"
@@ -330,6 +327,18 @@ class SearchIndex:
         return self._with_index(
             lambda searcher: search.search(searcher, query, filters, limit, vectors)
         )
+
+    def records(self, wanted: dict[str, str]) -> dict[str, list[Chunk]]:
+        """The sections of each record asked (``{record: path}``), as the index stores them."""
+
+        def read(searcher) -> dict[str, list[Chunk]]:  # type: ignore[no-untyped-def]
+            found = {
+                record: [stored_chunk(d) for d in record_documents(searcher, path, record)]
+                for record, path in wanted.items()
+            }
+            return {record: chunks for record, chunks in found.items() if chunks}
+
+        return self._with_index(read)
 
     def related(
         self,

@@ -5,6 +5,7 @@ candidates, and :mod:`memsite.search.ranking` fuses the scores and merges spans.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import re
@@ -124,7 +125,18 @@ def search(  # type: ignore[no-untyped-def]
     )
     terms = _terms(" ".join([query.words, *query.phrases]))
     spans = passages.fit(spans, _weigher(searcher, terms), scores, TOP_HITS, TOP_CHARS, LEAD_CHARS)
-    return [span_hit(span, _snippet(span.seed.body, terms)) for span in spans]
+    # recall's floor (issue 24): how large the index is and how many query words it holds
+    documents = searcher.doc_count_all()
+    held = sum(1 for term in set(terms) if searcher.doc_frequency("body", term))
+    return [
+        dataclasses.replace(
+            span_hit(span, _snippet(span.seed.body, terms)),
+            words=section_scores.get(span.seed.id, 0.0),
+            documents=documents,
+            terms=held,
+        )
+        for span in spans
+    ]
 
 
 def _weigher(searcher, terms: list[str]) -> Callable[[str], float]:  # type: ignore[no-untyped-def]

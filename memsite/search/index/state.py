@@ -6,7 +6,6 @@ the versions of the schema, the chunker and Whoosh that built the index.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import tempfile
@@ -37,19 +36,8 @@ class Refresh:
     seconds: float
 
 
-def default_cache_dir(root: Path) -> Path:
-    """``$MEMSITE_CACHE``, else a ``.memsite`` folder beside the tree."""
-    env = os.environ.get("MEMSITE_CACHE")
-    return Path(env) if env else root.resolve().parent / ".memsite"
-
-
 class IndexBroken(MemsiteError):
     """The index cannot be used as it is (missing, corrupt, another version)."""
-
-
-def content_hash(data: bytes) -> str:
-    """The hash ``state.json`` records of a file's bytes."""
-    return hashlib.sha1(data, usedforsecurity=False).hexdigest()
 
 
 def stat_tree(root: Path) -> dict[str, tuple[int, int]]:

@@ -10,9 +10,11 @@ from pathlib import Path
 
 from ...errors import UnsafePath
 from ...store import tree
+from ...store.format import DECISIONS, LEARNINGS
 from ...store.session import checkpoints, hot
-from ..chunks import chunk_file
-from ..ranking import Hit, Span, span_hit
+from ..chunks import Chunk, chunk_file
+from ..ranking import Hit, Span, record_hit, span_hit
+from ..supersession import annotate, read_supersession
 from .recall import ACTIVITY_DAYS, Primed, PrimeInputs, render_prime, site_url
 
 Search = Callable[..., list[Hit]]
@@ -26,11 +28,14 @@ def prime(
     notice: Callable[[str], None],
     lexical: bool = False,
     after_compact: bool = False,
+    use_index: bool = True,
 ) -> Primed:
     """The session-start payload for the tree at ``root``; ``search`` is ``Memory.search``
     and ``notice`` hears about a broken hot context (prime goes on without it). The live
     session's latest checkpoint joins the hot context, or leads the payload
-    ``after_compact`` (issue 11)."""
+    ``after_compact`` (issue 11). Without ``use_index`` (a tree whose index was never built:
+    building it can outlast a hook) the decisions and learnings are the newest current ones,
+    read from the cold files (issue 24)."""
     persona = tree.read_persona(root) or ""
     try:
         context = hot.load(root)
@@ -39,9 +44,11 @@ def prime(
         context = None
     latest = checkpoints.latest(root, context) if context else None
     topic = (task or (context.task if context else "")).strip()
-    decisions = search(topic, 10, "decision", lexical=lexical) if topic else []
-    learnings = search(topic, 10, "learning", lexical=lexical) if topic else []
-    if not topic:
+    decisions = search(topic, 10, "decision", lexical=lexical) if topic and use_index else []
+    learnings = search(topic, 10, "learning", lexical=lexical) if topic and use_index else []
+    if not use_index:
+        decisions, learnings = newest(root, DECISIONS, 10), newest(root, LEARNINGS, 10)
+    elif not topic:
         decisions = search("", limit=10, kind="decision")
         learnings = search("", limit=10, kind="learning")
     inputs = PrimeInputs(
@@ -55,6 +62,19 @@ def prime(
         lead=after_compact,
     )
     return render_prime(inputs, budget)
+
+
+def newest(root: Path, rel: str, limit: int) -> list[Hit]:
+    """The newest current records of a cold file, read without the index."""
+    text = tree.read_file(root=root, rel=rel)[1]
+    by_record: dict[str, list[Chunk]] = {}
+    for chunk in chunk_file(rel, text) if text is not None else ():
+        if chunk.record:
+            by_record.setdefault(chunk.record, []).append(chunk)
+    hits = annotate([record_hit(chunks) for chunks in by_record.values()], read_supersession(root))
+    current = [hit for hit in hits if hit.status != "superseded"]
+    current.sort(key=lambda hit: hit.date, reverse=True)
+    return current[:limit]
 
 
 def _recent_activity(root: Path) -> list[Hit]:

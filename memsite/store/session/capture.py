@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .. import config
 from ..inputs import clean
 
 # Claude Code's file-editing tools and the input field that holds the file's path
@@ -21,7 +22,19 @@ COMMAND_TOOLS = ("Bash",)
 TODO_TOOLS = ("TodoWrite",)  # the whole list at once (Claude Code before 2.1)
 TASK_TOOLS = ("TaskCreate", "TaskUpdate")  # one task at a time (2.1.328)
 RESULT_CHARS = 200
+# ``[capture]`` of memsite.toml switches recording off per tool: ``Bash = false``
+CAPTURE = config.Table(
+    "capture",
+    {tool: config.Flag() for tool in (*EDIT_TOOLS, *COMMAND_TOOLS, *TODO_TOOLS, *TASK_TOOLS)},
+)
 _EXIT = re.compile(r"^Exit code (-?\d+)")
+
+
+def captured(root: object, tool: str) -> bool:
+    """Whether the tree's ``[capture]`` settings record calls of ``tool`` (all do by default)."""
+    if tool not in CAPTURE.keys:
+        return False
+    return bool(config.read(root, CAPTURE).get(tool, True))  # type: ignore[arg-type]
 
 
 def edited_file(tool: str, tool_input: object) -> str | None:

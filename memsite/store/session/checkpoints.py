@@ -253,6 +253,28 @@ def latest(root: Path, context: HotContext) -> Checkpoint | None:
     return None
 
 
+def newest(root: Path, context: HotContext | None) -> Entry | None:
+    """The checkpoint "where were we?" is answered with (issue 24): the live session's
+    newest, else the newest in the last ``MATERIAL_DAYS`` day logs that have one."""
+    if context is not None:
+        for entry_id in reversed(context.checkpoints):
+            day = _moment(entry_id[:10] + "T00:00:00")
+            found = [
+                e
+                for e in (_day_entries(root, day.date()) if day else [])
+                if e.id == entry_id and is_checkpoint(e)
+            ]
+            if found:
+                return found[0]
+    logs = [*root.glob("warm/????-??-??.md"), *root.glob("warm/archive/*/????-??-??.md")]
+    for path in sorted(logs, key=lambda p: p.name, reverse=True)[:MATERIAL_DAYS]:
+        day = _moment(path.stem + "T00:00:00")
+        found = [e for e in (_day_entries(root, day.date()) if day else []) if is_checkpoint(e)]
+        if found:
+            return max(found, key=lambda e: (e.when, e.line))
+    return None
+
+
 def summarizer(command: str | None, timeout: float, clean: Callable[[str], str]) -> Summarize:
     """The summary memsite writes: the command's answer when it gives one, else the
     extractive summary and a note that says why the command's is missing; ``clean``

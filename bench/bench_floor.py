@@ -1,0 +1,108 @@
+"""Recall's relevance floor (issue 24): how often recall hands over nothing for a prompt about
+nothing in memory, and how often it still holds the answer to a question about it::
+
+    python bench/bench_floor.py [--devset ../shared/devset] [--half held-out|tuning]
+
+On-topic prompts are the labelled questions: ``bench/queries-sample.jsonl`` and
+``bench/semantic_queries.jsonl`` over the bundled sample memory, each devset corpus's
+``queries.jsonl`` over it. Off-topic prompts are ``bench/floor_offtopic.jsonl``: chatter,
+everyday coding requests, requests sharing common words with any memory (``corpus: "*"``,
+asked of every memory) and, per memory, requests sharing its own words. Every prompt falls
+in one half by the hash of its text; ``FLOOR_WORDS`` and ``FLOOR_PER_WORD`` were chosen on
+the tuning half, and the figures to report are the held-out half's (the default).
+
+Per memory set and setting it prints: off-topic prompts given nothing; on-topic prompts whose
+recall holds an answer (of all, and of those whose recall held one without the floor).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import tempfile
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+from memsite import Memory
+from memsite.search import meaning
+from memsite.search.chunks import Chunk, chunk_file
+from memsite.search.evaluation.metrics import Labelled, judge, read_queries
+from memsite.search.ranking import FLOOR_DOCS, FLOOR_PER_WORD, FLOOR_WORDS
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+
+
+def tuning(prompt: str) -> bool:
+    """The fixed split: a prompt is in the tuning half when its hash's first byte is even."""
+    return hashlib.sha1(prompt.encode("utf-8")).digest()[0] % 2 == 0
+
+
+def memories(devset: Path) -> Iterator[tuple[str, Path, list[Labelled]]]:
+    """``(name, root, on-topic questions)`` of the sample memory and each devset corpus."""
+    sample = [*read_queries(BENCH / "queries-sample.jsonl")]
+    sample += read_queries(BENCH / "semantic_queries.jsonl")
+    yield "sample", REPO / "memory", sample
+    for corpus in sorted(p for p in devset.iterdir() if (p / "queries.jsonl").is_file()):
+        yield corpus.name, corpus / "memory", read_queries(corpus / "queries.jsonl")
+
+
+def off_topic(name: str) -> list[str]:
+    lines = (BENCH / "floor_offtopic.jsonl").read_text("utf-8").splitlines()
+    rows = [json.loads(line) for line in lines if line.strip()]
+    return [row["q"] for row in rows if row["corpus"] in ("*", name)]
+
+
+def measure(root: Path, cache_dir: Path, on: list[Labelled], off: list[str], lexical: bool):
+    """``(off-topic given nothing, on-topic holding an answer, ... without the floor)``."""
+
+    @cache
+    def chunks_of(rel: str) -> list[Chunk]:
+        path = root / rel
+        return chunk_file(rel, path.read_text("utf-8")) if path.is_file() else []
+
+    with Memory(root, cache_dir=cache_dir, notify=lambda _: None) as memory:
+        empty = [not memory.recall(q, lexical=lexical).hits for q in off]
+        held, unfloored = [], []
+        for q in on:
+            recalled = memory.recall(q.query, lexical=lexical).hits
+            held.append(judge(q, recalled, len(recalled), chunks_of).found > 0)
+            # what recall held before issue 24: the same hits, never withheld
+            before = memory.search(q.query, limit=8, lexical=lexical)
+            unfloored.append(judge(q, before, len(before), chunks_of).found > 0 or held[-1])
+    return empty, held, unfloored
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--devset", type=Path, default=REPO.parent / "shared" / "devset")
+    parser.add_argument("--half", choices=("held-out", "tuning"), default="held-out")
+    args = parser.parse_args()
+    want = args.half == "tuning"
+    settings = [("lexical", True)] + ([("hybrid", False)] if meaning.available() else [])
+    totals: dict[tuple[str, str], list[list[bool]]] = {}
+    floor = f"{FLOOR_WORDS} (per word {FLOOR_PER_WORD}) · ln(N / {FLOOR_DOCS})"
+    print(f"recall floor {floor}, {args.half} half")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, root, on in memories(args.devset):
+            on = [q for q in on if tuning(q.query) == want]
+            off = [q for q in off_topic(name) if tuning(q) == want]
+            group = "sample" if name == "sample" else "devset"
+            for setting, lexical in settings:
+                found = measure(root, Path(tmp) / name, on, off, lexical)
+                into = totals.setdefault((group, setting), [[], [], []])
+                for total, part in zip(into, found, strict=True):
+                    total += part
+    print(f"  {'':16} {'off: nothing':>13} {'on: answer':>11} {'of found':>9}")
+    for (group, setting), (empty, held, unfloored) in totals.items():
+        kept = sum(held) / max(sum(unfloored), 1)
+        print(
+            f"  {group + ', ' + setting:16} {sum(empty) / len(empty):>8.2f} ({len(empty):>3})"
+            f" {sum(held) / len(held):>6.2f} ({len(held):>2}) {kept:>9.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

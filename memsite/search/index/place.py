@@ -1,0 +1,34 @@
+"""Where a tree's index lives, found without importing Whoosh: so a hook can tell in a
+millisecond whether the index was ever built (issue 24: at a year, building it outlasts the
+SessionStart hook's limit)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from ...store.markup import slugify
+
+
+def default_cache_dir(root: Path) -> Path:
+    """``$MEMSITE_CACHE``, else a ``.memsite`` folder beside the tree."""
+    env = os.environ.get("MEMSITE_CACHE")
+    return Path(env) if env else root.resolve().parent / ".memsite"
+
+
+def content_hash(data: bytes) -> str:
+    """The hash ``state.json`` records of a file's bytes."""
+    return hashlib.sha1(data, usedforsecurity=False).hexdigest()
+
+
+def index_key(root: Path) -> str:
+    """The name of the tree's folder in the cache: its name and a hash of its real path."""
+    real = Path(root).resolve()
+    return f"{slugify(real.name, 40)}-{content_hash(str(real).encode())[:8]}"
+
+
+def is_built(root: Path, cache_dir: Path | None = None, name: str = "index") -> bool:
+    """Whether an index of the tree was ever built in the cache (its ``state.json``)."""
+    cache = Path(cache_dir) if cache_dir is not None else default_cache_dir(Path(root))
+    return (cache / name / index_key(root) / "state.json").is_file()

@@ -1,0 +1,30 @@
+"""Search hits as compact markdown for an agent (issue 24): what the MCP ``search`` tool puts
+before the model, where ``recall`` puts its budgeted block.
+
+Each hit is its dated breadcrumb, its citation, the line saying it was superseded (when it
+was) and its snippet, never its whole text: on the sample memory ten hits take about 4,000
+characters (1,000 tokens), where their JSON with whole texts took 15,500. ``get`` returns a
+whole entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..ranking import Hit
+from .recall import status_line
+
+
+def render_listing(hits: Sequence[Hit]) -> str:
+    """The hits in rank order, each as ``### date · breadcrumb``, its citation and snippet."""
+    if not hits:
+        return "No memory matches.\n"
+    count = len(hits)
+    parts = [f"## Search results ({count} hit{'s' if count != 1 else ''})\n"]
+    for hit in hits:
+        snippet = " ".join(hit.snippet.split())
+        parts.append(
+            f"\n### {hit.date.isoformat()} · {hit.breadcrumb}\n{status_line(hit)}"
+            f"Source: {hit.citation}" + (f"\n\n{snippet}\n" if snippet else "\n")
+        )
+    return "".join(parts)

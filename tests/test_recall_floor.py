@@ -1,0 +1,64 @@
+"""Recall's relevance floor (issue 24): a prompt about nothing in memory recalls nothing, so
+the UserPromptSubmit hook adds nothing to it; a question about the memory still recalls its
+entry; explicit search keeps returning its best hits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memsite import Memory
+from memsite.cli import cli
+
+OFF_TOPIC = [
+    "thanks!",
+    "Rewrite this SQL query with a window function",
+    "write a factorial function in python",
+    "reverse a linked list in C",
+    "write a test",
+    "center a div with CSS flexbox",
+]
+ON_TOPIC = [
+    ("why did we move sessions from MongoDB to Postgres?", "move-the-session-store-from-mongodb"),
+    ("what argon2id parameters did we tune?", "tune-argon2id"),
+    ("how long do access tokens live?", "access-tokens-live-15-minutes"),
+]
+
+
+@pytest.mark.parametrize("lexical", [True, False])
+@pytest.mark.parametrize("prompt", OFF_TOPIC)
+def test_an_off_topic_prompt_recalls_nothing(sample: Path, prompt: str, lexical: bool) -> None:
+    recalled = Memory(sample).recall(prompt, lexical=lexical)
+    assert (recalled.hits, recalled.markdown) == ((), "")
+
+
+@pytest.mark.parametrize("lexical", [True, False])
+@pytest.mark.parametrize(("prompt", "anchor"), ON_TOPIC)
+def test_a_question_about_the_memory_still_recalls_its_entry(
+    sample: Path, prompt: str, anchor: str, lexical: bool
+) -> None:
+    recalled = Memory(sample).recall(prompt, lexical=lexical)
+    assert any(anchor in hit.anchor for hit in recalled.hits)
+
+
+def test_search_still_returns_hits_for_an_off_topic_query(sample: Path) -> None:
+    assert Memory(sample).search("write a test", lexical=True)
+
+
+@pytest.mark.parametrize("prompt", OFF_TOPIC[:3])
+def test_the_hook_prints_nothing_for_an_off_topic_prompt(
+    sample: Path, prompt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MEMSITE_ROOT", raising=False)
+    event = {
+        "session_id": "8f2c5b1e-claude",
+        "transcript_path": "/nonexistent/t.jsonl",
+        "cwd": "/home/you/project",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    }
+    done = CliRunner().invoke(cli, ["--root", str(sample), "hook"], input=json.dumps(event))
+    assert (done.exit_code, done.stdout) == (0, "")
