@@ -126,12 +126,17 @@ class Memory(SearchFacade):
         tree.check_root(self.root)
         return live.start(self._journal, sid, task, now, chosen=session_id is not None)
 
-    def end_session(self, summary: str | None = None, *, at: object = None) -> str:
-        """Archive the live session into the warm log and clear ``hot/``; returns the log id."""
+    def end_session(
+        self, summary: str | None = None, *, drop_pending: bool = False, at: object = None
+    ) -> str:
+        """Archive the live session into the warm log and clear ``hot/``; returns the log id.
+
+        Its open pending actions carry over to the next session started in the tree, unless
+        ``drop_pending``."""
         now = self._when(at)
         summary = self._intake.text(summary, "summary")
         tree.check_root(self.root)
-        return live.end(self._journal, summary, now)
+        return live.end(self._journal, summary, now, drop_pending=drop_pending)
 
     def retask(self, task: str, *, only_if: str | None = None, at: object = None) -> bool:
         """Rename the live session's task (only while it is still ``only_if``)."""

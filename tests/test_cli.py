@@ -282,7 +282,7 @@ def test_session_start_reports_and_archives_an_unfinished_session(run) -> None:
         == "Archived unfinished session `s1` (First) as 2026-06-08-session-archived-s1; last step: (none)."
     )
     assert lines[1] == "Carried over 1 pending action(s)."
-    assert "- [ ] carry me" in lines
+    assert "- [ ] carry me (carried from `s1`)" in lines
     assert "- 2026-06-08 — Use Postgres (`2026-06-08-use-postgres`)" in lines
 
 

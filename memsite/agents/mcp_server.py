@@ -339,9 +339,14 @@ class MemoryTools:
         self,
         ctx: Context,
         summary: Annotated[str | None, Field(description="What the session achieved.")] = None,
+        drop_pending: Annotated[
+            bool, Field(description="Drop the open pending actions instead of carrying them.")
+        ] = False,
     ) -> out.Written:
-        """End the live session: it is archived into today's log."""
-        return self._written(self._signed(ctx).end_session(summary))
+        """End the live session: it is archived into today's log; its open pending actions
+        carry over to the next session unless drop_pending."""
+        memory = self._signed(ctx)
+        return self._written(memory.end_session(summary, drop_pending=drop_pending))
 
     # -- resources -----------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from ..store.inputs import MAX_HITS, MAX_TOKENS
 from ..store.model import KINDS, TIERS
 from .app import _memory, cli, text_or_stdin
 from .options import Count, Number, validate_date
+from .paths import from_here
 from .progress import on_terminal
 
 LEXICAL = click.option(
@@ -142,10 +143,11 @@ def recall(
 @click.option("--json", "as_json", is_flag=True, help="Print the items, tokens and block as JSON.")
 @click.pass_context
 def why(ctx: click.Context, path: str, budget: int, as_json: bool) -> None:
-    """The memory about PATH of the code (relative to the repository root): the decisions and
+    """The memory about PATH of the code (relative to the current folder): the decisions and
     learnings that govern it, current first and the most specific first, then the entries
     that mention it, as one markdown block within --budget."""
-    found = _memory(ctx).why(path, budget=budget)
+    memory = _memory(ctx)
+    found = memory.why(from_here(memory, [path], "PATH").paths[0], budget=budget)
     if as_json:
         _dump(found.to_dict())
     elif found.markdown:

@@ -16,6 +16,7 @@ from ..errors import MemsiteError
 from ..memory import Memory
 from .app import _memory, at_options, cli, explicit_root, write_command
 from .options import Count, key_values
+from .paths import from_here
 
 
 @cli.command()
@@ -115,8 +116,9 @@ def session_start(
             f"Archived unfinished session `{previous.session_id}` ({previous.task}) "
             f"as {started.archived_id}; last step: {previous.current_step or '(none)'}."
         )
-        if previous.pending_actions:
-            click.echo(f"Carried over {len(previous.pending_actions)} pending action(s).")
+    if started.context.carried:  # from the archived session or ended ones (issue 25.4)
+        click.echo(f"Carried over {len(started.context.carried)} pending action(s).")
+    if started.archived is not None or started.context.carried:
         click.echo()
     click.echo(render(started.context), nl=False)
     recent = memory.latest_decisions(5)
@@ -152,25 +154,39 @@ def session_show(ctx: click.Context, as_json: bool) -> None:
 
 @session.command("end")
 @click.option("--summary", help="What the session achieved.")
+@click.option(
+    "--drop-pending",
+    is_flag=True,
+    help="Do not carry the open pending actions over to the next session.",
+)
 @at_options("When the session ended.")
 @click.pass_context
 def session_end(
-    ctx: click.Context, summary: str | None, at: str | None, allow_future: bool
+    ctx: click.Context, summary: str | None, drop_pending: bool, at: str | None, allow_future: bool
 ) -> None:
-    """Archive the session into today's warm log and clear hot/."""
-    click.echo(_memory(ctx, allow_future=allow_future).end_session(summary, at=at))
+    """Archive the session into today's warm log and clear hot/; its open pending actions
+    carry over to the next session unless --drop-pending."""
+    memory = _memory(ctx, allow_future=allow_future)
+    click.echo(memory.end_session(summary, drop_pending=drop_pending, at=at))
 
 
 @cli.command()
 @click.argument("step")
-@click.option("--file", "files", multiple=True, metavar="PATH", help="A file touched (repeatable).")
+@click.option(
+    "--file",
+    "files",
+    multiple=True,
+    metavar="PATH",
+    help="A file touched, relative to the current folder (repeatable).",
+)
 @at_options("When.")
 @click.pass_context
 def progress(
     ctx: click.Context, step: str, files: tuple[str, ...], at: str | None, allow_future: bool
 ) -> None:
     """Record the current step of the live session."""
-    click.echo(_memory(ctx, allow_future=allow_future).progress(step, files, at=at))
+    memory = _memory(ctx, allow_future=allow_future)
+    click.echo(memory.progress(step, from_here(memory, files, "--file").paths, at=at))
 
 
 @cli.group()
@@ -213,7 +229,7 @@ def code_options(func: Any) -> Any:
         "paths",
         multiple=True,
         metavar="PATH",
-        help="A file, folder or glob it governs, relative to the repository root (repeatable).",
+        help="A file, folder or glob it governs, relative to the current folder (repeatable).",
     )(func)
 
 
@@ -243,6 +259,7 @@ def decide(
     paths_from_session: bool,
 ) -> None:
     """Record a decision and its why in cold/decisions.md; prints the id."""
+    typed = from_here(memory, paths, "--path")
     click.echo(
         memory.decide(
             title,
@@ -251,11 +268,12 @@ def decide(
             supersedes,
             tags,
             **write,
-            paths=paths,
+            paths=typed.paths,
             commit=commit,
             paths_from_session=paths_from_session,
         )  # fmt: skip
     )
+    typed.warn()
 
 
 @cli.command()
@@ -278,11 +296,20 @@ def learn(
     commit: str | None,
 ) -> None:
     """Record a learning in cold/learnings.md; prints the id."""
+    typed = from_here(memory, paths, "--path")
     click.echo(
         memory.learn(
-            title, category, why, tags, supersedes=supersedes, **write, paths=paths, commit=commit
+            title,
+            category,
+            why,
+            tags,
+            supersedes=supersedes,
+            **write,
+            paths=typed.paths,
+            commit=commit,
         )
     )
+    typed.warn()
 
 
 @cli.command()
@@ -308,7 +335,9 @@ def log(
     commit: str | None,
 ) -> None:
     """Append an activity to today's warm log; prints the id."""
-    click.echo(memory.log(action, details, result, paths=paths, commit=commit, **write))
+    typed = from_here(memory, paths, "--path")
+    click.echo(memory.log(action, details, result, paths=typed.paths, commit=commit, **write))
+    typed.warn()
 
 
 @cli.command()

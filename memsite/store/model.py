@@ -121,6 +121,9 @@ class HotContext:
     decided_files: int = 0
     # the files whose governing memory a PreToolUse hook already gave the agent (issue 14)
     recalled: list[str] = field(default_factory=list)
+    # the pending actions carried over from an ended session, each with that session's id
+    # (issue 25.4)
+    carried: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         # ``checkpoints`` only once there is one, so a context without them reads as before
@@ -132,6 +135,8 @@ class HotContext:
             extra["decided_files"] = self.decided_files
         if self.recalled:
             extra["recalled"] = list(self.recalled)
+        if self.carried:
+            extra["carried"] = dict(self.carried)
         return {
             "session_id": self.session_id,
             "task": self.task,
@@ -166,7 +171,15 @@ class HotContext:
             checkpoints=items("checkpoints"),
             decided_files=_count(data.get("decided_files")),
             recalled=items("recalled"),
+            carried=_sources(data.get("carried")),
         )
+
+
+def _sources(value: object) -> dict[str, str]:
+    """The ``carried`` map of pending text to session id; empty when it is not one."""
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): str(v) for k, v in value.items()}
 
 
 def _count(value: object) -> int:

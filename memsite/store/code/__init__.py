@@ -7,6 +7,7 @@ from .governs import (
     best_match,
     commit_url,
     fields,
+    from_folder,
     is_glob,
     is_hash,
     is_repository,
@@ -14,6 +15,7 @@ from .governs import (
     missing_paths,
     normalise,
     pattern_problem,
+    present,
     repository_root,
     resolve_commit,
 )
@@ -24,6 +26,7 @@ __all__ = [
     "best_match",
     "commit_url",
     "fields",
+    "from_folder",
     "is_glob",
     "is_hash",
     "is_repository",
@@ -31,6 +34,7 @@ __all__ = [
     "missing_paths",
     "normalise",
     "pattern_problem",
+    "present",
     "repository_root",
     "resolve_commit",
 ]

@@ -63,6 +63,41 @@ def normalise(path: str, repo: Path, name: str = "--path") -> str:
     return clean + "/" if folder else clean
 
 
+def from_folder(path: str, repo: Path, here: Path) -> str:
+    """``path`` as typed in the folder ``here`` (issue 25.2): a relative path is relative to
+    ``here``, as in git, so one typed inside ``repo`` is returned relative to ``repo``
+    (``./cart.py`` typed in ``src/`` is ``src/cart.py``; a glob likewise). An absolute path,
+    and any path typed at the root or outside ``repo``, is returned as given; one that leads
+    out of ``repo`` is returned absolute, for ``normalise`` to refuse."""
+    text = path.strip().replace("\\", "/")
+    base, folder = Path(repo).resolve(), Path(here).resolve()
+    if not text or text.startswith("/") or base not in folder.parents:
+        return path
+    joined = posixpath.normpath(f"{folder.relative_to(base).as_posix()}/{text}")
+    if joined == ".." or joined.startswith("../"):
+        return posixpath.normpath(f"{folder.as_posix()}/{text}")
+    return joined + "/" if text.endswith("/") and joined != "." else joined
+
+
+def present(path: str, repo: Path) -> bool:
+    """Whether the working tree of ``repo`` holds the normalised ``path``; a glob counts as
+    present when the folder before its first wildcard exists. A path the system cannot even
+    look up (a name too long) is not present."""
+    try:
+        return (repo / _literal_stem(path)).exists()
+    except OSError:
+        return False
+
+
+def _literal_stem(path: str) -> str:
+    """``path`` without its trailing ``/``, cut to the folder before its first wildcard."""
+    stem = path.rstrip("/")
+    if is_glob(stem):
+        stem = stem[: min(stem.index(c) for c in GLOB_CHARACTERS if c in stem)]
+        stem = stem.rpartition("/")[0]
+    return stem
+
+
 def resolve_commit(repo: Path, ref: str) -> str:
     """The full hash of ``ref`` when ``repo`` is a git repository; else ``ref`` as given."""
     if not is_repository(repo):
@@ -189,12 +224,9 @@ def missing_paths(tree: Path, entries: Iterable[Entry]) -> list[tuple[Entry, str
         if entry.commit and entry.commit not in known:
             continue
         for path in entry.paths:
-            stem = path.rstrip("/")
             if pattern_problem(path) is not None:
                 continue  # check reports it as an error of its own
-            if is_glob(stem):
-                stem = stem[: min(stem.index(c) for c in GLOB_CHARACTERS if c in stem)]
-                stem = stem.rpartition("/")[0]
+            stem = _literal_stem(path)
             if stem and not (repo / stem).exists():
                 out.append((entry, path))
     return out

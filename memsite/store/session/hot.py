@@ -147,7 +147,7 @@ def render(context: HotContext) -> str:
         f"**Current step:** {context.current_step or '(none yet)'}",
     ]
     sections = (
-        ("Pending", [f"- [ ] {item}" for item in context.pending_actions]),
+        ("Pending", [_pending(context, item) for item in context.pending_actions]),
         ("Decisions this session", [f"- {item}" for item in context.decisions]),
         ("Files modified", [f"- `{item}`" for item in context.files_modified]),
     )
@@ -155,3 +155,8 @@ def render(context: HotContext) -> str:
         if items:
             out += ["", f"## {title}", "", *items]
     return "\n".join(out) + "\n"
+
+
+def _pending(context: HotContext, item: str) -> str:
+    source = context.carried.get(item)
+    return f"- [ ] {item}" + (f" (carried from `{source}`)" if source else "")

@@ -15,7 +15,7 @@ from .. import storage, tree
 from ..format import next_free_id, parse_entries
 from ..journal import Journal
 from ..model import Entry, HotContext
-from . import hot
+from . import carried, hot
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,10 @@ def start(
     journal: Journal, session_id: str, task: str, now: dt.datetime, *, chosen: bool = True
 ) -> SessionStart:
     """Start a session; an unfinished one still in ``hot/`` is archived to warm first.
+
+    The new session's pending list holds the open items of the session it archived and of
+    the sessions ended since the last start (``hot/carried.json``), each marked with the
+    session it was carried from (issue 25.4).
 
     A session id names one session: a ``chosen`` id already used that day (or by the live
     session) is refused, a generated one gets a ``-2``, ``-3`` suffix (issue 15.3).
@@ -50,21 +54,31 @@ def start(
         if previous is not None:
             archived_id = archive(journal, previous, now, "session archived", None)
         context = HotContext(
-            session_id=session_id,
-            task=task,
-            started=now.isoformat(),
-            updated=now.isoformat(),
-            pending_actions=list(previous.pending_actions) if previous else [],
+            session_id=session_id, task=task, started=now.isoformat(), updated=now.isoformat()
         )
+        waiting = carried.load(root)
+        if previous is not None:
+            waiting += [(text, previous.session_id) for text in previous.pending_actions]
+        for text, source in waiting:
+            if text not in context.pending_actions:
+                context.pending_actions.append(text)
+                context.carried[text] = source
         hot.save(root, context)
+        # after the save: a crash between the two carries the items again, never loses them
+        carried.clear(root)
     return SessionStart(context, previous, archived_id)
 
 
-def end(journal: Journal, summary: str, now: dt.datetime) -> str:
-    """Archive the live session into the warm log and clear ``hot/``; returns the log id."""
+def end(journal: Journal, summary: str, now: dt.datetime, *, drop_pending: bool = False) -> str:
+    """Archive the live session into the warm log and clear ``hot/``; returns the log id.
+
+    Its open pending actions wait in ``hot/carried.json`` for the next session of the tree,
+    unless ``drop_pending`` (the archive lists them either way)."""
     with storage.lock(journal.root / hot.LOCK):
         context = require(journal.root)
         entry_id = archive(journal, context, now, "session end", summary)
+        if context.pending_actions and not drop_pending:
+            carried.add(journal.root, context.pending_actions, context.session_id)
         hot.clear(journal.root)
     return entry_id
 
@@ -140,6 +154,7 @@ def pending_done(journal: Journal, text: str, now: dt.datetime) -> list[str]:
             problem = "matches several pending actions" if matches else "matches no pending action"
             raise NotFound(f"{text!r} {problem} (pending: {listed})")
         context.pending_actions.remove(matches[0])
+        context.carried.pop(matches[0], None)
         context.updated = now.isoformat()
         journal.append_activity(
             now,
