@@ -55,11 +55,16 @@ def import_graph(modules: dict[str, set[str]]) -> dict[str, set[str]]:
     """The memsite modules each module imports, type-only and function-level imports included.
 
     ``from pkg import mod`` is an edge to ``pkg.mod``, not to ``pkg``: a package's
-    ``__init__`` that Python runs on the way is not the module asked for."""
+    ``__init__`` that Python runs on the way is not the module asked for, except for a module
+    of ``pkg`` itself, whose ``from . import mod`` runs the ``__init__`` that may import it."""
     graph = {}
     for module, names in modules.items():
         targets = {name for name in names if name in modules and name != module}
-        graph[module] = {t for t in targets if not any(o.startswith(t + ".") for o in targets)}
+        graph[module] = {
+            t
+            for t in targets
+            if module.startswith(t + ".") or not any(o.startswith(t + ".") for o in targets)
+        }
     return graph
 
 
@@ -224,6 +229,12 @@ def test_a_circle_put_back_in_a_scratch_copy_is_caught(tmp_path: Path) -> None:
     circles = import_circles(read_modules(copy))
     assert any(
         "memsite.store.model" in group and "memsite.store.journal" in group for group in circles
+    )
+    # a module that imports its own package, whose __init__ imports it back
+    governs = copy / "store" / "code" / "governs.py"
+    governs.write_text(governs.read_text("utf-8") + "\nfrom . import globs\n", "utf-8")
+    assert ["memsite.store.code", "memsite.store.code.governs"] in import_circles(
+        read_modules(copy)
     )
 
 

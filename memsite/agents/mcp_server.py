@@ -10,20 +10,15 @@ every call first brings the index up to date with what other processes wrote.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from .. import __version__
-from ..errors import MemsiteError
 from ..memory import Memory
-from ..store import tree
 from ..store.check import check_tree
-from ..store.session import hot
 from . import tool_results as out
 from .arguments import (
     At,
@@ -41,6 +36,7 @@ from .arguments import (
     Until,
 )
 from .calls import error, one_call, run
+from .resources import MemoryResources
 from .worker import Opened, Worker, serve_calls
 
 CALL_TIMEOUT = 60.0  # seconds a tool call may take before it is stopped (issue 22)
@@ -348,40 +344,6 @@ class MemoryTools:
         memory = self._signed(ctx)
         return self._written(memory.end_session(summary, drop_pending=drop_pending))
 
-    # -- resources -----------------------------------------------------------------------
-
-    def _read(self, read: Callable[[], str]) -> str:
-        with self.lock:
-            try:
-                return read()
-            except MemsiteError as err:
-                raise ResourceError(str(err)) from None
-
-    def persona(self) -> str:
-        """Who the agent is (persona.md), injected at every session start."""
-
-        def read() -> str:
-            tree.check_root(self.memory.root)
-            text = tree.read_persona(self.memory.root)
-            if text is None:
-                raise ResourceError(f"{self.memory.root}: no persona.md (write one by hand)")
-            return text
-
-        return self._read(read)
-
-    def session(self) -> str:
-        """The live session: task, current step, files, decisions, pending actions."""
-
-        def read() -> str:
-            context = self.memory.session()
-            return hot.render(context) if context else "No active session.\n"
-
-        return self._read(read)
-
-    def entry(self, id: str) -> str:
-        """One entry of memory by id, as written."""
-        return self._read(lambda: self.memory.get(id).markdown)
-
 
 def build_server(memory: Memory, worker: Worker | None = None) -> MCPServer:
     """The MCP server over ``memory``: its tools and its read-only resources. With a
@@ -392,10 +354,12 @@ def build_server(memory: Memory, worker: Worker | None = None) -> MCPServer:
         server.add_tool(getattr(tools, name), annotations=READ_ONLY)
     for name in WRITING:
         server.add_tool(getattr(tools, name), annotations=APPENDS)
+    # resources share the tools' lock: Memory serves one call at a time
+    resources = MemoryResources(memory, tools.lock)
     markdown = "text/markdown"
-    server.resource("memsite://persona", name="persona", mime_type=markdown)(tools.persona)
-    server.resource("memsite://session", name="session", mime_type=markdown)(tools.session)
-    server.resource("memsite://entry/{id}", name="entry", mime_type=markdown)(tools.entry)
+    server.resource("memsite://persona", name="persona", mime_type=markdown)(resources.persona)
+    server.resource("memsite://session", name="session", mime_type=markdown)(resources.session)
+    server.resource("memsite://entry/{id}", name="entry", mime_type=markdown)(resources.entry)
     return server
 
 

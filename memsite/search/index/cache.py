@@ -42,7 +42,7 @@ from ..query import Query as Parsed
 from ..ranking import Hit
 from . import codec, related, search
 from .damage import is_damage
-from .documents import SCHEMA, file_documents, record_documents, replace_documents, stored_chunk
+from .documents import SCHEMA, file_documents, records_chunks, replace_documents
 from .place import content_hash, default_cache_dir, index_key
 from .state import (
     IndexBroken,
@@ -330,15 +330,7 @@ class SearchIndex:
 
     def records(self, wanted: dict[str, str]) -> dict[str, list[Chunk]]:
         """The sections of each record asked (``{record: path}``), as the index stores them."""
-
-        def read(searcher) -> dict[str, list[Chunk]]:  # type: ignore[no-untyped-def]
-            found = {
-                record: [stored_chunk(d) for d in record_documents(searcher, path, record)]
-                for record, path in wanted.items()
-            }
-            return {record: chunks for record, chunks in found.items() if chunks}
-
-        return self._with_index(read)
+        return self._with_index(lambda searcher: records_chunks(searcher, wanted))
 
     def related(
         self,

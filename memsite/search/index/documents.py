@@ -190,6 +190,15 @@ def record_documents(searcher, path: str, record: str) -> list[dict]:  # type: i
     return [fields for fields in found if fields["path"] == path]
 
 
+def records_chunks(searcher, wanted: dict[str, str]) -> dict[str, list[Chunk]]:  # type: ignore[no-untyped-def]
+    """The stored sections of each record asked (``{record: path}``) that the index holds."""
+    found = {
+        record: [stored_chunk(d) for d in record_documents(searcher, path, record)]
+        for record, path in wanted.items()
+    }
+    return {record: chunks for record, chunks in found.items() if chunks}
+
+
 def term_documents(searcher, field: str, text: str) -> list[int]:  # type: ignore[no-untyped-def]
     """The live documents holding one term, in order: ``docs_for_query(Term(field, text))``
     with one lookup of the term per segment, not three (it builds a scorer first)."""

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ...errors import InvalidInput
 from ...store import config
-from .recall import Primed
+from .primed import Primed
 
 WINDOW = 200_000
 # the largest window or share, in tokens, that [budget] may give (docs/format.md)

@@ -15,7 +15,8 @@ from ...store.session import checkpoints, hot
 from ..chunks import Chunk, chunk_file
 from ..ranking import Hit, Span, record_hit, span_hit
 from ..supersession import annotate, read_supersession
-from .recall import ACTIVITY_DAYS, Primed, PrimeInputs, render_prime, site_url
+from .primed import ACTIVITY_DAYS, Primed, PrimeInputs, render_prime
+from .recall import site_url
 
 Search = Callable[..., list[Hit]]
 

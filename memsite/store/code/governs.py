@@ -20,7 +20,8 @@ from pathlib import Path, PurePosixPath
 
 from ...errors import InvalidInput
 from ..model import Entry
-from . import globs
+from .globs import compile as compile_glob
+from .globs import problem as glob_problem
 
 GLOB_CHARACTERS = frozenset("*?[")
 _HASH = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
@@ -150,7 +151,7 @@ def pattern_problem(pattern: str) -> str | None:
     """Why the stored ``pattern`` can govern nothing (a glob that cannot be compiled: ``has
     …; fix``), or None."""
     stem = pattern.rstrip("/")
-    return globs.problem(stem) if is_glob(stem) else None
+    return glob_problem(stem) if is_glob(stem) else None
 
 
 @dataclass(frozen=True)
@@ -169,7 +170,7 @@ def match(pattern: str, path: str) -> Match | None:
     stem, target = pattern.rstrip("/"), path.rstrip("/")
     if is_glob(stem):
         try:
-            glob = globs.compile(stem)
+            glob = compile_glob(stem)
         except InvalidInput:
             return None  # written by hand or merged: check reports it, it governs nothing
         if glob.matches(target):
