@@ -7,7 +7,13 @@ section), for heading chunks (lexical, and hybrid when the semantic extra is ins
 for fixed 2,000-character windows indexed the same way, returned whole as issue 16 defines
 them, and cut to the same 5,000-character budget as heading chunks::
 
-    python bench/bench_devset.py [--devset ../shared/devset]
+    python bench/bench_devset.py [--devset ../shared/devset] [--records]
+
+``--records`` (issue 26) instead sets up each of the four ADR corpora as a scratch repository
+twice: once with the records as notes of the tree (``memory/notes/<folder>/``) and once in
+place (``records/``, named in ``[records]`` of ``memory/memsite.toml``), so they are read as
+decisions with their status and supersession; both are searched through ``Memory.search``
+(lexical, and hybrid with the semantic extra) and the two are printed side by side.
 
 The project's tests never read ``../shared``; this script is how search is tuned on it.
 """
@@ -15,7 +21,9 @@ The project's tests never read ``../shared``; this script is how search is tuned
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import shutil
 import sys
 import tempfile
 from functools import cache
@@ -25,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_search import top_chars, window_chunks  # noqa: E402
 
+from memsite import Memory  # noqa: E402
 from memsite.search import meaning as semantic  # noqa: E402
 from memsite.search.chunks import Chunk, chunk_file  # noqa: E402
 from memsite.search.evaluation.metrics import evaluate, read_queries  # noqa: E402
@@ -33,6 +42,13 @@ from memsite.search.query import parse_query  # noqa: E402
 from memsite.search.ranking import TOP_CHARS  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
+# the record folder of each ADR corpus, under its memory/notes/ (see the devset's README)
+ADR_FOLDERS = {
+    "elastisys__compliantkubernetes": "docs/adr",
+    "ministryofjustice__modernisation-platform": "architecture-decision-record",
+    "ministryofjustice__cloud-platform": "architecture-decision-record",
+    "zooniverse__front-end-monorepo": "docs/arch",
+}
 
 
 def run(corpus: Path, cache_dir: Path) -> dict[str, list]:
@@ -68,17 +84,76 @@ def run(corpus: Path, cache_dir: Path) -> dict[str, list]:
     return out
 
 
+def records_run(corpus: Path, scratch: Path) -> dict[str, list]:
+    """The ADR corpus as notes and as records read in place, each a scratch repository."""
+    from memsite.store.tree import init_tree
+
+    folder = ADR_FOLDERS[corpus.name]
+    records = sorted((corpus / "memory" / "notes" / folder).glob("*.md"))
+    queries = read_queries(corpus / "queries.jsonl")
+    out: dict[str, list] = {}
+    for how in ("notes", "records"):
+        repo = scratch / how
+        root = repo / "memory"
+        init_tree(root)
+        (repo / ".git").mkdir()  # the top of the scratch repository
+        target = root / "notes" / folder if how == "notes" else repo / "records"
+        target.mkdir(parents=True)
+        for path in records:
+            shutil.copyfile(path, target / path.name)
+        asked = queries
+        if how == "records":
+            (root / "memsite.toml").write_text('[records]\npaths = ["../records"]\n', "utf-8")
+            prefix = f"notes/{folder}/"
+            asked = [
+                dataclasses.replace(
+                    q, relevant=tuple(r.replace(prefix, "../records/", 1) for r in q.relevant)
+                )
+                for q in queries
+            ]
+
+        @cache
+        def chunks_of(rel: str, root: Path = root) -> list[Chunk]:
+            path = root / rel
+            return chunk_file(rel, path.read_text("utf-8")) if path.is_file() else []
+
+        lexicals = [True, False] if semantic.available() else [True]
+        with Memory(root, cache_dir=scratch / f"{how}-cache") as memory:
+            memory.index(rebuild=True)
+            for lexical in lexicals:
+                name = f"{how}, {'lexical' if lexical else 'hybrid'}"
+                report = evaluate(
+                    asked,
+                    lambda q, m=memory, lex=lexical: m.search(q, limit=10, lexical=lex),
+                    chunks_of,
+                    k=5,
+                )
+                out[name] = [
+                    (o.found / max(o.relevant, 1), o.chars, 1 / o.rank if o.rank else 0.0)
+                    for o in report.outcomes
+                ]
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--devset", type=Path, default=REPO.parent / "shared" / "devset")
     parser.add_argument("--json", action="store_true", help="Print the table as JSON.")
+    parser.add_argument(
+        "--records",
+        action="store_true",
+        help="The four ADR corpora as notes and as [records] read in place as decisions.",
+    )
     args = parser.parse_args()
     corpora = sorted(p for p in args.devset.iterdir() if (p / "queries.jsonl").is_file())
+    if args.records:
+        corpora = [p for p in corpora if p.name in ADR_FOLDERS]
     table: dict[str, dict[str, dict[str, float]]] = {}
     every: dict[str, list] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for corpus in corpora:
-            results = run(corpus, Path(tmp) / corpus.name)
+            scratch = Path(tmp) / corpus.name
+            results = records_run(corpus, scratch) if args.records else run(corpus, scratch)
             table[corpus.name] = {name: _figures(rows) for name, rows in results.items()}
             for name, rows in results.items():
                 every.setdefault(name, []).extend(rows)

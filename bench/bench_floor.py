@@ -8,7 +8,7 @@ On-topic prompts are the labelled questions: ``bench/queries-sample.jsonl`` and
 ``queries.jsonl`` over it. Off-topic prompts are ``bench/floor_offtopic.jsonl``: chatter,
 everyday coding requests, requests sharing common words with any memory (``corpus: "*"``,
 asked of every memory) and, per memory, requests sharing its own words. Every prompt falls
-in one half by the hash of its text; ``FLOOR_WORDS`` and ``FLOOR_PER_WORD`` were chosen on
+in one half by the hash of its text; ``FLOOR_WEIGHTS`` and ``FLOOR_BIAS`` were fitted on
 the tuning half, and the figures to report are the held-out half's (the default).
 
 Per memory set and setting it prints: off-topic prompts given nothing; on-topic prompts whose
@@ -29,7 +29,7 @@ from memsite import Memory
 from memsite.search import meaning
 from memsite.search.chunks import Chunk, chunk_file
 from memsite.search.evaluation.metrics import Labelled, judge, read_queries
-from memsite.search.ranking import FLOOR_DOCS, FLOOR_PER_WORD, FLOOR_WORDS
+from memsite.search.ranking import FLOOR_BIAS, FLOOR_DOCS, FLOOR_WEIGHTS
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
@@ -75,15 +75,38 @@ def measure(root: Path, cache_dir: Path, on: list[Labelled], off: list[str], lex
     return empty, held, unfloored
 
 
+def measure_year(tmp: Path) -> tuple[list[bool], list[bool], list[bool]]:
+    """``measure`` over a generated year: its labelled questions are all of one kind (no
+    half is held out of a memory nothing was tuned on)."""
+    import random
+
+    import corpus
+
+    root = tmp / "year"
+    questions = corpus.build(root, 20_000, 365, 1)
+    random.Random(1).shuffle(questions)
+    lines = [json.dumps(q) for q in questions[:150]]
+    (tmp / "year.jsonl").write_text("\n".join(lines), "utf-8")
+    on = read_queries(tmp / "year.jsonl")
+    return measure(root, tmp / "year-cache", on, off_topic("*"), lexical=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--devset", type=Path, default=REPO.parent / "shared" / "devset")
     parser.add_argument("--half", choices=("held-out", "tuning"), default="held-out")
+    parser.add_argument(
+        "--year",
+        action="store_true",
+        help="also a generated year (bench/corpus.py, 20,000 entries): 150 of its questions,"
+        " the shared off-topic prompts, lexical",
+    )
     args = parser.parse_args()
     want = args.half == "tuning"
     settings = [("lexical", True)] + ([("hybrid", False)] if meaning.available() else [])
     totals: dict[tuple[str, str], list[list[bool]]] = {}
-    floor = f"{FLOOR_WORDS} (per word {FLOOR_PER_WORD}) · ln(N / {FLOOR_DOCS})"
+    weights = ", ".join(f"{name} {weight:+}" for name, weight in FLOOR_WEIGHTS.items())
+    floor = f"{weights}, bias {FLOOR_BIAS:+} (no floor at {FLOOR_DOCS} documents or fewer)"
     print(f"recall floor {floor}, {args.half} half")
     with tempfile.TemporaryDirectory() as tmp:
         for name, root, on in memories(args.devset):
@@ -95,6 +118,8 @@ def main() -> None:
                 into = totals.setdefault((group, setting), [[], [], []])
                 for total, part in zip(into, found, strict=True):
                     total += part
+        if args.year:
+            totals[("year", "lexical")] = [*measure_year(Path(tmp))]
     print(f"  {'':16} {'off: nothing':>13} {'on: answer':>11} {'of found':>9}")
     for (group, setting), (empty, held, unfloored) in totals.items():
         kept = sum(held) / max(sum(unfloored), 1)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidInput, NotFound
+from .errors import CATEGORY, COMMIT, PATHS, SUPERSEDES, WHY, InvalidInput, NotFound
 from .search.facade import SearchFacade
 from .store import code, inputs, storage, tree
 from .store.dates import days_before, moment_of
@@ -19,6 +19,7 @@ from .store.journal import Journal
 from .store.markup import slugify
 from .store.model import Entry, HotContext
 from .store.notes import note_path, render_note
+from .store.records import record_ids
 from .store.session import checkpoints, hot, live
 from .store.session.checkpoints import THRESHOLD, Checkpointed
 from .store.session.live import SessionStart
@@ -30,8 +31,9 @@ class Memory(SearchFacade):
 
     Writes take ``at=`` (a datetime, date or ISO-8601 string) to backfill history; without
     it they use ``clock()``. An ``at`` more than a day ahead of ``clock()`` is refused unless
-    ``allow_future``. Secrets are redacted before writing unless ``allow_secrets``; each
-    redaction is passed to ``notify`` (and kept in ``notices``).
+    ``allow_future``, one before 1970 unless ``allow_past``. Secrets are redacted before
+    writing unless ``allow_secrets``; each redaction is passed to ``notify`` (and kept in
+    ``notices``).
     """
 
     def __init__(
@@ -41,6 +43,7 @@ class Memory(SearchFacade):
         author: str | None = None,
         allow_secrets: bool = False,
         allow_future: bool = False,
+        allow_past: bool = False,
         notify: Callable[[str], None] | None = None,
         clock: Callable[[], dt.datetime] = dt.datetime.now,
         cache_dir: str | os.PathLike[str] | None = None,
@@ -54,6 +57,7 @@ class Memory(SearchFacade):
         self.author = author if author is not None else os.environ.get("MEMSITE_AUTHOR") or None
         self.allow_secrets = allow_secrets
         self.allow_future = allow_future
+        self.allow_past = allow_past
         self.notify = notify
         self.clock = clock
         self.on_progress = on_progress  # (files read, of how many) while the index is built
@@ -179,7 +183,9 @@ class Memory(SearchFacade):
         text = self._intake.text(summary, "summary")
         clean = functools.partial(self._intake.text, name="summary")
         how = (
-            checkpoints.given(text) if text else checkpoints.summarizer(summarizer, timeout, clean)
+            checkpoints.given(text)
+            if text
+            else checkpoints.summarizer(summarizer, timeout, clean, self._notice)
         )
         now = self._when(at)
         tree.check_root(self.root)
@@ -227,11 +233,11 @@ class Memory(SearchFacade):
         folders, globs relative to the repository root) and ``commit`` name the code it
         governs; ``paths_from_session`` adds the files the live session touched since its
         previous decision (issue 14)."""
-        fields = {"why": self._intake.required(why, "--why")}
+        fields = {"why": self._intake.required(why, WHY)}
         if risk is not None and risk.strip():
             fields["risk"] = self._intake.text(risk, "risk")
         if supersedes is not None:
-            fields["supersedes"] = self._intake.line(supersedes, "--supersedes")
+            fields["supersedes"] = self._intake.line(supersedes, SUPERSEDES)
         touched = self._session_files() if paths_from_session else []
         code = self._code(paths, commit, touched)
         return self._write_cold(DECISIONS, "decision", title, fields, tags, body, at, author, code)
@@ -253,11 +259,11 @@ class Memory(SearchFacade):
         """Append a learning to ``cold/learnings.md``; returns its id. ``supersedes`` names an
         earlier learning this one corrects (it must exist); ``paths`` and ``commit`` as for
         ``decide``."""
-        fields = {"category": self._intake.line(category, "--category")}
+        fields = {"category": self._intake.line(category, CATEGORY)}
         if why is not None and why.strip():
             fields["why"] = self._intake.text(why, "why")
         if supersedes is not None:
-            fields["supersedes"] = self._intake.line(supersedes, "--supersedes")
+            fields["supersedes"] = self._intake.line(supersedes, SUPERSEDES)
         code = self._code(paths, commit)
         return self._write_cold(LEARNINGS, "learning", title, fields, tags, body, at, author, code)
 
@@ -322,7 +328,7 @@ class Memory(SearchFacade):
     # context; intake: checking and redaction); Memory picks the moment and the author.
 
     def _when(self, at: object) -> dt.datetime:
-        return moment_of(at, self.clock, self.allow_future)
+        return moment_of(at, self.clock, self.allow_future, self.allow_past)
 
     def _notice(self, message: str) -> None:
         self.notices.append(message)
@@ -349,8 +355,8 @@ class Memory(SearchFacade):
         """The ``paths`` and ``commit`` fields (issue 14): checked, redacted, normalised."""
         if isinstance(paths, str):
             paths = [paths]
-        given = [self._intake.line(path, "--path") for path in paths]
-        ref = self._intake.line(commit, "--commit") if commit is not None else None
+        given = [self._intake.line(path, PATHS) for path in paths]
+        ref = self._intake.line(commit, COMMIT) if commit is not None else None
         loose = [self._intake.line(path, "file") for path in touched]
         fields, skipped = code.fields(self.root, given, ref, loose=loose)
         for path in skipped:
@@ -396,4 +402,7 @@ class Memory(SearchFacade):
         body = self._intake.text(body, "body")
         now = self._when(at)
         tree.check_root(self.root)
-        return journal.write_cold(rel, kind, title, fields, body, now, author)
+        # a decision may replace a decision record of the [records] folders (issue 26)
+        wanted = kind == "decision" and "supersedes" in fields
+        records = record_ids(self.root) if wanted else frozenset()
+        return journal.write_cold(rel, kind, title, fields, body, now, author, records)

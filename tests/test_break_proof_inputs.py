@@ -434,4 +434,5 @@ def test_an_mcp_numeric_argument_is_refused_in_one_line_naming_it(
     answer = mcp_caller(indexed)(tool, {**given, name: value})
     said = str(answer) if isinstance(answer, Exception) else answer.content[0].text
     assert isinstance(answer, Exception) or answer.is_error
-    assert said.startswith(f"{tool}: {name}: ") and "\n" not in said and len(said) < 160, said
+    assert said.startswith(f"{tool}: {name} must be a whole number from 1 to "), said
+    assert "\n" not in said and len(said) < 160, said

@@ -3,6 +3,7 @@ machine, nothing logs an error, and a hostile entry never runs. Screenshots go t
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -170,4 +171,49 @@ def test_an_archived_session_renders_lists_and_linked_titles(page, site):
     ]
     assert all(box == '"☐"' for _, box in parts["todos"])  # a checklist, not bullets
     assert len(set(parts["tops"])) == len(parts["tops"])  # one line each, none run together
+    assert page.errors == [] and page.outside == []
+
+
+def test_the_day_pager_goes_to_the_earlier_day_on_the_left(page, site):
+    page.goto(site + "activity/2026-11-25.html")
+    pager = page.locator("article .ms-daynav a")
+    assert pager.all_inner_texts() == ["← 24 Nov 2026", "All days", "26 Nov 2026 →"]
+    pager.filter(has_text="←").click()
+    page.wait_for_url("**/activity/2026-11-24.html")
+    assert "Tue 24 November 2026" in page.locator("h1").inner_text()
+    page.locator("article .ms-daynav a").filter(has_text="→").click()
+    page.wait_for_url("**/activity/2026-11-25.html")
+    assert page.errors == [] and page.outside == []
+
+
+def search_results(page, query: str) -> list[str]:
+    """The anchors of the results shown for ``query``, best first."""
+    page.click("input.md-search__input")
+    page.fill("input.md-search__input", query)
+    page.press("input.md-search__input", "End")
+    meta = page.locator(".md-search-result__meta").filter(has_text=re.compile(r"\d|No"))
+    meta.wait_for(timeout=15000)
+    page.wait_for_timeout(500)  # the last answer
+    links = page.locator(".md-search-result__list a.md-search-result__link").all()
+    anchors = [link.get_attribute("href").split("#", 1)[-1] for link in links]
+    return list(dict.fromkeys(anchors))  # an entry's header and item share one anchor
+
+
+def test_why_bcrypt_leads_with_the_decision_that_holds(page, site):
+    page.goto(site)
+    anchors = search_results(page, "why bcrypt")
+    holds = "2026-11-13-tune-argon2id-to-m-19-mib-t-2-p-1"
+    superseded = [
+        "2026-11-09-switch-password-hashing-to-argon2id-instead-of-bcrypt",
+        "2026-11-03-hash-new-passwords-with-bcrypt-at-cost-12",
+    ]
+    # the decision that holds leads the decisions; the ones it replaced follow it (the
+    # learning that bcrypt truncates passwords, current knowledge, may come first)
+    decisions = [a for a in anchors if a.startswith("2026-11-") and a in (holds, *superseded)]
+    assert decisions[0] == holds and set(decisions[1:]) == set(superseded)
+    assert anchors.index(holds) < min(anchors.index(old) for old in superseded)
+    assert anchors[0] not in superseded
+    # "why" is no label's word: the results are the entries that name bcrypt, not every
+    # decision with a **Why:**
+    assert "2026-11-04-use-pyjwt-instead-of-python-jose-for-jwts" not in anchors
     assert page.errors == [] and page.outside == []

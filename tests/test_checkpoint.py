@@ -248,5 +248,8 @@ def test_the_day_page_lists_checkpoints_in_its_session_block(working: Memory, ro
     working.end_session("done")
     day = build_site(root, working.clock(), related=False).page("activity/2026-06-08.md")
     block = day.markdown.split("## Sessions", 1)[1].split("\n## ", 1)[0]
-    assert "`s1`, checkpoint at 14:40</span>: Halfway through moving token refresh." in block
-    assert "`s1`, session end at 14:40</span>: done" in block
+    # the session named once, its checkpoint under it; the summary is in its log entry
+    assert block.count("`s1`") == 1 and "`s1`, session end at 14:40</span>: done" in block
+    assert "\n    - 1 checkpoint: [14:40](2026-06-08.md#" in block
+    assert "Halfway through" not in block
+    assert "**Summary:** Halfway through moving token refresh." in day.markdown

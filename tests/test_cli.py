@@ -223,7 +223,9 @@ def test_check_since_refuses_rewritten_history(run, root: Path) -> None:
     assert result.exit_code == 1
     assert "entry '2026-06-08-keep-me' was changed since HEAD" in result.output
     assert "entry '2026-06-08-work' was removed since HEAD" in result.output
-    assert one_line_error(run("check", "--since", "no-such-ref")).startswith("Error: git rev-parse")
+    assert one_line_error(run("check", "--since", "no-such-ref")).startswith(
+        "Error: --since 'no-such-ref': no such commit in this repository"
+    )
 
 
 def test_prune_command(run, root: Path) -> None:

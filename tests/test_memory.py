@@ -94,8 +94,8 @@ def test_author_comes_from_the_environment_or_the_argument(
         (lambda m: m.decide("two\nlines", why="y"), "newline"),
         (lambda m: m.decide("nul\x00", why="y"), "NUL"),
         (lambda m: m.decide("bell\x07", why="y"), "control character"),
-        (lambda m: m.decide("ok", why="   "), "--why is empty"),
-        (lambda m: m.learn("ok", category=""), "--category is empty"),
+        (lambda m: m.decide("ok", why="   "), "^why is empty"),
+        (lambda m: m.learn("ok", category=""), "^category is empty"),
         (lambda m: m.decide("ok", why="y", tags=["a,b"]), "comma"),
         (lambda m: m.log("ok", body="x" * (1024 * 1024 + 1)), "limit is 1,048,576 bytes"),
         (lambda m: m.log("ok", body="\udcff"), "lone surrogate"),
@@ -130,7 +130,7 @@ def test_secrets_are_redacted_visibly_and_reported(memory: Memory) -> None:
     (entry,) = memory.entries("decision")
     assert entry.why == "leaked [redacted: aws access key] in a log"
     assert notices == [
-        "redacted 1 secret(s) in --why (aws access key); pass --allow-secrets to keep them"
+        "redacted 1 secret(s) in why (aws access key); pass allow_secrets=True to keep them"
     ]
 
 

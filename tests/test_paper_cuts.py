@@ -12,7 +12,7 @@ import yaml
 from click.testing import CliRunner
 from conftest import NOW, Clock
 
-from memsite import InvalidInput, Memory
+from memsite import BadValue, InvalidInput, Memory
 from memsite.cli import cli
 from memsite.site import workflows
 from memsite.store.check import check_tree
@@ -186,7 +186,8 @@ def test_an_entry_dated_more_than_a_day_ahead_is_refused(memory: Memory, root: P
     before = (root / "cold" / "decisions.md").read_bytes()
     with pytest.raises(InvalidInput, match="more than a day ahead of the clock") as err:
         memory.decide("Typo in the year", why="x", at="2030-01-01")
-    assert "--allow-future (allow_future=True)" in str(err.value)
+    # the Python API names its keyword, not the command line's flag (issue 25.5)
+    assert str(err.value).endswith("pass allow_future=True") and "--" not in str(err.value)
     assert (root / "cold" / "decisions.md").read_bytes() == before
     # within a day is fine (time zones, a skewed clock)
     memory.log("tomorrow morning", at=NOW + dt.timedelta(hours=23))
@@ -205,6 +206,80 @@ def test_the_cli_refuses_a_future_at_in_one_line_and_allow_future_overrides(run)
     assert "pass --allow-future" in line
     allowed = run("decide", "Planned", "--why", "x", "--at", "2999-01-01", "--allow-future")
     assert (allowed.exit_code, allowed.stdout) == (0, "2999-01-01-planned\n")
+
+
+# -- dates before 1970, empty titles (issue 25.8) -----------------------------------------
+
+
+@pytest.mark.parametrize("at", ["0001-01-01", "1969-12-31T23:59:59", dt.date(1, 1, 1)])
+def test_an_entry_dated_before_1970_is_refused_unless_allow_past(
+    memory: Memory, root: Path, clock: Clock, at: object
+) -> None:
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    for write in (
+        lambda m: m.decide("Year one", why="x", at=at),
+        lambda m: m.log("Year one", at=at),
+        lambda m: m.start_session("Year one", at=at),
+    ):
+        with pytest.raises(BadValue, match="is before 1970-01-01") as err:
+            write(memory)
+        assert str(err.value).endswith("pass allow_past=True") and "--" not in str(err.value)
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+    assert memory.log("Epoch", at="1970-01-01T00:00:00").startswith("1970-01-01-epoch")
+    allowed = Memory(root, author="", clock=clock, allow_past=True)
+    assert allowed.decide("Year one", why="x", at=at).endswith("-year-one")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["decide", "Year one", "--why", "x"],
+        ["learn", "Year one", "--category", "c"],
+        ["log", "Year one"],
+        ["note", "Year one"],
+        ["session", "start", "Year one"],
+    ],
+)
+def test_the_cli_refuses_year_one_in_one_usage_line_naming_allow_past(
+    run, root: Path, command: list[str]
+) -> None:
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    refused = run(*command, "--at", "0001-01-01")
+    assert refused.exit_code == 2
+    assert stderr_lines(refused) == [
+        "Error: --at 0001-01-01T12:00:00 is before 1970-01-01; if that is really meant, "
+        "pass --allow-past"
+    ]
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+    assert run(*command, "--at", "0001-01-01", "--allow-past").exit_code == 0
+
+
+def test_a_refused_year_one_leaves_prune_nothing_to_archive_under_0001(run, root: Path) -> None:
+    assert run("log", "Typo", "--at", "0001-01-01").exit_code == 2
+    assert run("prune", "--keep-days", "0").exit_code == 0
+    assert not (root / "warm" / "archive" / "0001").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        (["decide", "", "--why", "x"], "Error: title is empty"),
+        (["decide", "  ", "--why", "x"], "Error: title is empty"),
+        (["decide", "Use Postgres", "--why", ""], "Error: --why is empty: say why"),
+        (["decide", "Use Postgres", "--why", " \n "], "Error: --why is empty: say why"),
+        (["learn", "", "--category", "testing"], "Error: title is empty"),
+        (["learn", "Mock less", "--category", ""], "Error: --category is empty"),
+        (["log", ""], "Error: action is empty"),
+        (["note", ""], "Error: title is empty"),
+    ],
+)
+def test_an_empty_title_or_why_is_a_usage_error(
+    run, root: Path, command: list[str], said: str
+) -> None:
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    refused = run(*command)
+    assert (refused.exit_code, stderr_lines(refused)) == (2, [said])
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
 
 
 # -- check: text after the last entry, a lost id line -------------------------------------

@@ -89,7 +89,7 @@ def test_a_glob_that_cannot_compile_is_refused_at_write(repo: Path, pattern: str
         result = cli_run(root, *args, "--path", "src/ok.py", "--path", pattern)
         assert result.exit_code == 1
         assert one_line_error(result) == f"Error: --path {pattern!r} {BROKEN[pattern]}"
-    with pytest.raises(InvalidInput, match=re.escape(f"--path {pattern!r} {BROKEN[pattern]}")):
+    with pytest.raises(InvalidInput, match=re.escape(f"paths {pattern!r} {BROKEN[pattern]}")):
         Memory(root, author="").decide("X", why="w", paths=[pattern])
     with pytest.raises(InvalidInput, match=re.escape(f"glob {pattern!r} {BROKEN[pattern]}")):
         globs.compile(pattern)
@@ -105,7 +105,7 @@ def test_a_glob_that_cannot_compile_is_a_one_line_mcp_tool_error(repo: Path) -> 
         refused = getattr(tools, tool)(title="X", paths=["src/[z-a]/x.py"], **arguments)
         assert refused.is_error
         (content,) = refused.content
-        assert content.text == f"--path 'src/[z-a]/x.py' {BROKEN['src/[z-a]/x.py']}"
+        assert content.text == f"paths 'src/[z-a]/x.py' {BROKEN['src/[z-a]/x.py']}"
     assert Memory(repo / "memory").entries("decision") == []
 
 

@@ -20,6 +20,11 @@ OFF_TOPIC = [
     "reverse a linked list in C",
     "write a test",
     "center a div with CSS flexbox",
+    # long requests share a few words with many entries, none of them about the request
+    "I have a Python script that reads a CSV file and writes a summary of the rows to stdout."
+    " It is slow with big files, about two gigabytes. Can you make it stream the rows instead"
+    " of loading everything, and add a progress bar?",
+    "Please write a short poem about autumn leaves falling on a quiet lake in the morning.",
 ]
 ON_TOPIC = [
     ("why did we move sessions from MongoDB to Postgres?", "move-the-session-store-from-mongodb"),

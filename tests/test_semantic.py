@@ -453,7 +453,9 @@ main()
     ("args", "loads"),
     [
         (("search", "why did we stop using mongo"), True),
-        (("recall", "why did we stop using mongo"), True),
+        (("recall", "why did we move sessions from MongoDB to Postgres?"), True),
+        # below recall's floor, which is lexical: the model is never loaded (issue 24)
+        (("recall", "thanks, that works!"), False),
         (("search", "why did we stop using mongo", "--lexical"), False),
         (("recall", "mongo", "--lexical"), False),
         (("check",), False),
@@ -485,7 +487,7 @@ def test_the_cli_takes_lexical_on_every_ranking_command(sample: Path) -> None:
     entry = "2026-11-05-move-the-session-store-from-mongodb-to-postgres"
     for args in (
         ["search", "mongo", "--lexical"],
-        ["recall", "mongo", "--lexical"],
+        ["recall", "why did we move sessions from MongoDB to Postgres?", "--lexical"],
         ["prime", "--task", "sessions", "--lexical"],
         ["related", entry, "--lexical"],
     ):

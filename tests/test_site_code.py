@@ -20,6 +20,7 @@ from memsite.store.tree import init_tree
 
 NOW = dt.datetime(2026, 3, 25, 9, 0)
 HASH = "0123456789abcdef0123456789abcdef01234567"
+SHOWN = f'`{HASH[:10]}`{{ title="{HASH}" }}'  # ten characters, the whole hash on hover
 REPO_URL = "https://github.com/example/shop"
 HOSTILE_PATH = 'src/<img src=x onerror="window.PWNED=1">.py'
 
@@ -61,12 +62,12 @@ def test_entries_show_their_paths_and_commit_linked_when_repo_url_is_set(tree) -
     timeline = site.page("decisions/index.md").markdown
     mongo = timeline[timeline.index(f"{{#{ids['mongo']}}}") :]
     assert "**Paths:** `services/auth/store/`\n{: .ms-paths }" in mongo
-    assert f"**Commit:** [`{HASH[:12]}`]({REPO_URL}/commit/{HASH})\n{{: .ms-commit }}" in mongo
+    assert f"**Commit:** [{SHOWN}]({REPO_URL}/commit/{HASH})\n{{: .ms-commit }}" in mongo
     learning = site.page("learnings/database.md").markdown
     assert "**Paths:** `migrations/**`" in learning
     assert "**Commit:** `v1.2`" in learning  # not a hash: shown, never linked
     plain = build_site(root, NOW, related=False).page("decisions/index.md").markdown
-    assert f"**Commit:** `{HASH}`" in plain and "/commit/" not in plain
+    assert f"**Commit:** {SHOWN}" in plain and "/commit/" not in plain
 
 
 def test_a_path_holding_html_is_a_code_span(tree) -> None:
@@ -99,7 +100,7 @@ def test_the_code_page_lists_each_path_with_its_decisions_newest_first(
         '- <span class="ms-badge ms-badge--superseded">superseded</span> [Keep sessions in '
         f"MongoDB](../decisions/index.md#{ids['mongo']})"
     )
-    assert store[1].endswith(f"· [`{HASH[:12]}`]({REPO_URL}/commit/{HASH})")
+    assert store[1].endswith(f"· [{SHOWN}]({REPO_URL}/commit/{HASH})")
     # a tree whose decisions name no path has no Code page
     bare = tmp_path / "bare" / "memory"
     init_tree(bare)
@@ -116,7 +117,7 @@ def test_a_day_page_shows_the_commits_of_its_entries(tree) -> None:
         day.markdown.split("## Commits {: .ms-nav }\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
     )
     assert commits == [
-        f"- [`{HASH[:12]}`]({REPO_URL}/commit/{HASH}) [ran the migration](2026-03-20.md#{ids['ran']})"
+        f"- [{SHOWN}]({REPO_URL}/commit/{HASH}) [ran the migration](2026-03-20.md#{ids['ran']})"
     ]
     other = build_site(root, NOW, related=False).page("activity/2026-03-02.md").markdown
     learned = f"../learnings/database.md#{ids['learn']}"
@@ -150,4 +151,4 @@ def test_mkdocs_repo_url_reaches_the_built_pages(tree, tmp_path: Path, monkeypat
     ]
     assert any(ids["ran"] in d["location"] for d in day)  # the log entry itself is
     assert not any(d["title"] in ("Commits", "Decided and learned") for d in day)
-    assert HASH[:12] not in json.dumps(day)
+    assert HASH[:10] not in json.dumps(day)

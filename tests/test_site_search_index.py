@@ -74,3 +74,49 @@ def test_without_shards_materials_index_holds_the_trimmed_documents(tmp_path):
     (doc,) = read_documents(site)
     assert "wombatstart" in doc["text"] and "quokkaend" not in doc["text"]
     assert not (site / "search" / "memsite").exists()
+
+
+def test_labels_are_marked_for_materials_search_to_leave_out():
+    html = (
+        "<p><strong>Why:</strong> bcrypt is slow by design.</p>"
+        "<ul><li><strong>bcrypt_cost:</strong> 12</li></ul>"
+        "<p><strong>Not a label</strong> and <strong>Why: not one either</strong></p>"
+    )
+    marked = exclude_navigation(html)
+    assert marked.count("<strong data-search-exclude>") == 2
+    assert "<strong data-search-exclude>Why:</strong> bcrypt is slow" in marked
+    assert "<strong>Not a label</strong>" in marked
+    assert "<strong>Why: not one either</strong>" in marked
+
+
+def test_a_built_site_indexes_no_label_and_knows_what_holds(tmp_path):
+    import shutil
+
+    from click.testing import CliRunner
+
+    from memsite.cli import cli
+
+    root = tmp_path / "memory"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "memory", root)
+    site = tmp_path / "site"
+    result = CliRunner().invoke(cli, ["--root", str(root), "build", "--site-dir", str(site)])
+    assert result.exit_code == 0, result.output
+    docs = read_documents(site)
+    terms = read_terms(site)
+    decisions = {n for n, d in enumerate(docs) if d["location"].startswith("decisions/index")}
+    assert len(decisions) > 20
+    # every decision had these labels: a few say the word in their text
+    for label in ("why", "risk", "paths", "commit"):
+        assert len(decisions & set(terms.get(label, []))) < len(decisions) // 5, label
+    assert not any(d["location"].startswith("tags/") for d in docs)  # lists of links only
+    source = (site / "search" / "memsite" / "keys.js").read_text("utf-8")
+    meta = json.loads(source[source.index("(") + 1 : -1])
+    holders = {docs[old]["location"]: docs[new]["location"] for old, new in meta["successors"]}
+    timeline = "decisions/index.html#"
+    tuned = timeline + "2026-11-13-tune-argon2id-to-m-19-mib-t-2-p-1"
+    for replaced in (
+        "2026-11-03-hash-new-passwords-with-bcrypt-at-cost-12",
+        "2026-11-09-switch-password-hashing-to-argon2id-instead-of-bcrypt",
+    ):
+        assert holders[timeline + replaced] == tuned  # the end of the chain, for both
+    assert tuned not in holders

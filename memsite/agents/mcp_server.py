@@ -2,7 +2,8 @@
 
 A thin adapter like ``site/plugin.py``: the SDK checks each tool's typed arguments against
 its signature, the tool makes one call into ``Memory``, and a ``MemsiteError`` becomes a tool
-error result carrying memsite's one-line message, so bad input never stops the server. One
+error result carrying memsite's one-line message (naming the tools' parameters, not the
+command line's flags), so bad input never stops the server. One
 ``Memory`` lives as long as the server: the index and the embedding model load once, and
 every call first brings the index up to date with what other processes wrote.
 """
@@ -21,6 +22,8 @@ from ..memory import Memory
 from ..store.check import check_tree
 from . import tool_results as out
 from .arguments import (
+    AllowFuture,
+    AllowPast,
     At,
     Body,
     Budget,
@@ -35,7 +38,7 @@ from .arguments import (
     Title,
     Until,
 )
-from .calls import error, one_call, run
+from .calls import allowing, error, one_call, run
 from .resources import MemoryResources
 from .worker import Opened, Worker, serve_calls
 
@@ -263,11 +266,12 @@ class MemoryTools:
         at: At = None,
         paths: Paths = None,
         commit: Commit = None,
+        allow_future: AllowFuture = False,
+        allow_past: AllowPast = False,
     ) -> out.Written:
         """Record a decision and why it was made (appended to cold/decisions.md)."""
-        memory = self._signed(ctx)
-        return self._written(
-            memory.decide(
+        with allowing(self._signed(ctx), allow_future, allow_past) as memory:
+            entry_id = memory.decide(
                 title,
                 why,
                 risk,
@@ -278,7 +282,7 @@ class MemoryTools:
                 paths=paths or (),
                 commit=commit,
             )  # fmt: skip
-        )
+        return self._written(entry_id)
 
     @one_call
     def learn(
@@ -293,11 +297,12 @@ class MemoryTools:
         at: At = None,
         paths: Paths = None,
         commit: Commit = None,
+        allow_future: AllowFuture = False,
+        allow_past: AllowPast = False,
     ) -> out.Written:
         """Record a learning: a mistake and its correction, a fact worth keeping."""
-        memory = self._signed(ctx)
-        return self._written(
-            memory.learn(
+        with allowing(self._signed(ctx), allow_future, allow_past) as memory:
+            entry_id = memory.learn(
                 title,
                 category,
                 why,
@@ -308,7 +313,7 @@ class MemoryTools:
                 paths=paths or (),
                 commit=commit,
             )  # fmt: skip
-        )
+        return self._written(entry_id)
 
     @one_call
     def log(
@@ -323,12 +328,15 @@ class MemoryTools:
         at: At = None,
         paths: Paths = None,
         commit: Commit = None,
+        allow_future: AllowFuture = False,
+        allow_past: AllowPast = False,
     ) -> out.Written:
         """Append an activity to today's log."""
-        memory = self._signed(ctx)
-        return self._written(
-            memory.log(action, details, result, body=body, at=at, paths=paths or (), commit=commit)
-        )
+        with allowing(self._signed(ctx), allow_future, allow_past) as memory:
+            entry_id = memory.log(
+                action, details, result, body=body, at=at, paths=paths or (), commit=commit
+            )
+        return self._written(entry_id)
 
     @one_call
     def session_end(
@@ -367,7 +375,9 @@ def serve(memory: Memory, call_timeout: float = CALL_TIMEOUT) -> None:
     """Serve ``memory`` over standard input and output until the client disconnects; each tool
     call runs in a worker process and is answered within ``call_timeout`` seconds."""
     cache = None if memory.cache_dir is None else str(memory.cache_dir)
-    opened = Opened(str(memory.root), cache, memory.allow_secrets, memory.allow_future)
+    opened = Opened(
+        str(memory.root), cache, memory.allow_secrets, memory.allow_future, memory.allow_past
+    )
     worker = Worker("memsite.agents.mcp_server", opened, call_timeout)
     try:
         build_server(memory, worker).run("stdio")

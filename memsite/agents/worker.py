@@ -39,6 +39,7 @@ class Opened:
     cache_dir: str | None = None
     allow_secrets: bool = False
     allow_future: bool = False
+    allow_past: bool = False
 
 
 class Overrun(Exception):
@@ -138,6 +139,7 @@ def serve_calls(run: Callable[[Any, str, dict[str, Any], str | None], Any]) -> N
         cache_dir=opened.cache_dir,
         allow_secrets=opened.allow_secrets,
         allow_future=opened.allow_future,
+        allow_past=opened.allow_past,
         notify=lambda message: print(f"memsite: {message}", file=sys.stderr, flush=True),
     )
     with memory:

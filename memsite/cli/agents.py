@@ -12,6 +12,13 @@ from ..store.inputs import MAX_SECONDS, MAX_TOKENS, MIN_SECONDS
 from .app import _memory, cli
 from .options import Count, Number
 
+# memsite is on no package index: the extra comes with memsite itself, from where it was
+# installed (issue 25.1)
+MISSING_SDK = (
+    "memsite mcp needs the MCP SDK, memsite's mcp extra: reinstall memsite with it, e.g. "
+    'pip install -e "/path/to/memsite[mcp]" (docs/agents.md#install-into-your-project)'
+)
+
 
 @cli.command()
 @click.option(
@@ -25,16 +32,14 @@ from .options import Count, Number
 def mcp(ctx: click.Context, call_timeout: float) -> None:
     """Serve this memory to an agent over MCP (stdio): prime, recall, why, search, get, related,
     decide, learn, log, session and pending tools, check; persona, session and entries as
-    resources. Each call runs in a worker process, stopped past --call-timeout. Needs the
-    extra: pip install "memsite[mcp]"."""
+    resources. Each call runs in a worker process, stopped past --call-timeout. Needs
+    memsite's mcp extra: pip install -e "/path/to/memsite[mcp]"."""
     try:
         from ..agents.mcp_server import serve
     except ModuleNotFoundError as err:
         if (err.name or "").partition(".")[0] != "mcp":
             raise
-        raise click.ClickException(
-            'memsite mcp needs the MCP SDK: pip install "memsite[mcp]"'
-        ) from None
+        raise click.ClickException(MISSING_SDK) from None
     serve(_memory(ctx), call_timeout)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from .. import __version__
-from ..errors import BadValue, InvalidInput, MemsiteError
+from ..errors import FLAGS, BadValue, InvalidInput, MemsiteError, spelled
 from ..memory import Memory
 from ..store.tree import find_root
 from .options import validate_at
@@ -34,7 +34,8 @@ class _Group(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            with spelled(FLAGS):  # memsite's messages name --at, not at= (issue 25.5)
+                return super().invoke(ctx)
         except click.UsageError as err:
             # one line like every other error, keeping exit code 2 (issue 13)
             raise _Usage(err.format_message()) from None
@@ -82,9 +83,13 @@ def text_or_stdin(value: str | None, name: str) -> str | None:
 
 
 def at_options(help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Add ``--at`` and ``--allow-future``, for the commands that can backfill."""
+    """Add ``--at``, ``--allow-future`` and ``--allow-past``, for the commands that can
+    backfill."""
 
     def add(func: Callable[..., Any]) -> Callable[..., Any]:
+        func = click.option(
+            "--allow-past", is_flag=True, help="Accept an --at before 1970-01-01 (the epoch)."
+        )(func)
         func = click.option(
             "--allow-future", is_flag=True, help="Accept an --at more than a day ahead of now."
         )(func)
@@ -101,13 +106,17 @@ def write_command(func: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(
         at: str | None,
         allow_future: bool,
+        allow_past: bool,
         body: str | None,
         author: str | None,
         allow_secrets: bool,
         **kwargs: Any,
     ) -> Any:
         memory = _memory(
-            click.get_current_context(), allow_secrets=allow_secrets, allow_future=allow_future
+            click.get_current_context(),
+            allow_secrets=allow_secrets,
+            allow_future=allow_future,
+            allow_past=allow_past,
         )
         write = {"body": text_or_stdin(body, "--body"), "at": at, "author": author}
         return func(memory=memory, write=write, **kwargs)

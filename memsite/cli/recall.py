@@ -49,6 +49,8 @@ def _print_hits(hits: list[Any]) -> None:
         if hit.superseded_by is not None:
             newer = hit.superseded_by
             click.echo(f"   superseded by {newer.title} ({newer.id}) on {newer.date.isoformat()}")
+        elif hit.status in ("rejected", "deprecated", "proposed", "superseded"):
+            click.echo(f"   {hit.status}")
         if hit.snippet:
             click.echo(f"   {styled(hit.snippet) if terminal else hit.snippet}")
 
@@ -89,7 +91,10 @@ def index(ctx: click.Context, rebuild: bool) -> None:
     "--until", metavar="DATE", callback=validate_date, help="Only up to this date (YYYY-MM-DD)."
 )
 @click.option(
-    "--current", is_flag=True, help="Leave out decisions and learnings that were superseded."
+    "--current",
+    is_flag=True,
+    help="Leave out decisions and learnings that were superseded (and decision records "
+    "rejected or deprecated).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
 @LEXICAL

@@ -61,6 +61,22 @@ config_file_option = click.option(
     metavar="DIR",
     help="Only write the pages as markdown (and a plugin-free mkdocs.yml) into DIR.",
 )
+@click.option(
+    "--techdocs",
+    type=click.Path(path_type=Path),
+    metavar="DIR",
+    help="Write a Backstage TechDocs source into DIR: the pages, an mkdocs.yml for "
+    "techdocs-core and a catalog-info.yaml (never over one already there).",
+)
+@click.option(
+    "--component",
+    metavar="NAME",
+    help="With --techdocs: the Backstage component's name (default: from site_name, else "
+    "REPOSITORY-memory).",
+)
+@click.option(
+    "--owner", metavar="OWNER", help="With --techdocs: the component's owner (default: unknown)."
+)
 @config_file_option
 @click.pass_context
 def build(
@@ -69,12 +85,23 @@ def build(
     strict: bool,
     allow_secrets: bool,
     docs_only: Path | None,
+    techdocs: Path | None,
+    component: str | None,
+    owner: str | None,
     config_file: Path | None,
 ) -> None:
     """Build the memory site (MkDocs + Material); refuses to publish a secret."""
     from ..site import builder
 
     root = _explicit_root(ctx)
+    if techdocs is None and (component is not None or owner is not None):
+        raise click.UsageError("--component and --owner are for --techdocs DIR: give it too")
+    if techdocs is not None:
+        if docs_only is not None:
+            raise click.UsageError("--techdocs and --docs-only both export: give one of them")
+        tree = root or find_root(Path("."))
+        _techdocs(tree, techdocs, component, owner, config_file, allow_secrets)
+        return
     if docs_only is not None:
         written = builder.export_docs(
             root or find_root(Path(".")), docs_only, dt.datetime.now(), allow_secrets=allow_secrets
@@ -93,6 +120,39 @@ def build(
     click.echo(f"built {site}")
 
 
+def _techdocs(
+    root: Path,
+    out: Path,
+    component: str | None,
+    owner: str | None,
+    config_file: Path | None,
+    allow_secrets: bool,
+) -> None:
+    from ..site.publish import techdocs
+    from ..store.code import repository_root
+
+    title = techdocs.configured_title(config_file, root)
+    done = techdocs.export_techdocs(
+        root,
+        out,
+        dt.datetime.now(),
+        repo=repository_root(root),
+        title=title,
+        component=component,
+        owner=owner,
+        allow_secrets=allow_secrets,
+    )
+    click.echo(f"wrote {len(done.written)} files to {out} (a TechDocs source: techdocs-core)")
+    catalog = done.catalog
+    if catalog.written is not None:
+        click.echo(f"wrote {catalog.written}: Component {catalog.name}, owner {catalog.owner}")
+    else:
+        click.echo(
+            f"kept    {catalog.kept} (already there): add to its metadata.annotations: "
+            f"{catalog.annotation}"
+        )
+
+
 @cli.command()
 @click.option(
     "--dev-addr",
@@ -104,7 +164,30 @@ def build(
 @click.pass_context
 def serve(ctx: click.Context, dev_addr: str | None, config_file: Path | None) -> None:
     """Serve the site locally; it rebuilds when a memory file changes."""
+    import errno
+
     from ..site import builder
 
-    with _mkdocs_log("INFO"):
-        builder.serve(_explicit_root(ctx), dev_addr=dev_addr, config_file=config_file)
+    try:
+        with _mkdocs_log("INFO"):
+            builder.serve(_explicit_root(ctx), dev_addr=dev_addr, config_file=config_file)
+    except OSError as err:  # the bare strerror named neither the address nor the fix (25.8)
+        if err.errno not in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
+            raise
+        address = dev_addr or _configured_address(config_file or Path("mkdocs.yml"))
+        raise click.ClickException(
+            f"cannot serve on {address}: {err.strerror}; pass --dev-addr IP:PORT for another "
+            "address (e.g. --dev-addr 127.0.0.1:8001)"
+        ) from None
+
+
+def _configured_address(config: Path) -> str:
+    """The ``dev_addr`` MkDocs serves on without ``--dev-addr``: the configuration's, else its
+    default (read without YAML: a message needs no more)."""
+    import re
+
+    try:
+        found = re.search(r"^dev_addr:\s*['\"]?([^'\"\s#]+)", config.read_text("utf-8"), re.M)
+    except (OSError, UnicodeDecodeError):
+        found = None
+    return found.group(1) if found else "127.0.0.1:8000"

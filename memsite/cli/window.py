@@ -68,6 +68,7 @@ def checkpoint(
     allow_secrets: bool,
     at: str | None,
     allow_future: bool,
+    allow_past: bool,
 ) -> None:
     """Record a checkpoint of the live session in today's warm log: its summary and where
     it was. With --used and --window, only once the window is --threshold full."""
@@ -75,7 +76,9 @@ def checkpoint(
         raise click.UsageError(
             "--used and --window go together, e.g. --used 170000 --window 200000"
         )
-    memory = _memory(ctx, allow_secrets=allow_secrets, allow_future=allow_future)
+    memory = _memory(
+        ctx, allow_secrets=allow_secrets, allow_future=allow_future, allow_past=allow_past
+    )
     done = memory.checkpoint(
         trigger or ("threshold" if used is not None else "manual"),
         text_or_stdin(summary, "--summary"),

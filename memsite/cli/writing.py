@@ -14,9 +14,11 @@ import click
 
 from ..errors import MemsiteError
 from ..memory import Memory
+from ..store.tree import persona_is_template
 from .app import _memory, at_options, cli, explicit_root, write_command
 from .options import Count, key_values
 from .paths import from_here
+from .records import RECORDS, add_records
 
 
 @cli.command()
@@ -33,34 +35,46 @@ from .paths import from_here
     "wheel (default: how this copy was installed).",
 )
 @click.option(
+    "--techdocs",
+    is_flag=True,
+    help="With --ci: a workflow that builds the memory's Backstage TechDocs site and publishes "
+    "it (instead of the site's Pages workflow).",
+)
+@click.option(
     "--claude",
     is_flag=True,
     help="Also write (or merge into) the project's .claude/settings.json: memsite's hooks for "
     "every Claude Code event, calling this memsite by its absolute path.",
 )
+@RECORDS
 @click.pass_context
 def init(
-    ctx: click.Context, directory: str | None, ci: str | None, install: str | None, claude: bool
+    ctx: click.Context,
+    directory: str | None,
+    ci: str | None,
+    install: str | None,
+    techdocs: bool,
+    claude: bool,
 ) -> None:
     """Create a memory tree (never overwrites anything)."""
     from ..store.tree import init_tree
 
     if install is not None and not ci:
         raise click.UsageError("--install is for the CI workflow: give --ci github or gitlab too")
+    if techdocs and not ci:
+        raise click.UsageError("--techdocs is for the CI workflow: give --ci github or gitlab too")
 
     # init never searches upwards: it makes ./memory unless told where (issue 10)
     target = Path(directory or explicit_root(ctx) or "memory")
+    add_records(ctx, target)
     created, kept = init_tree(target)
     for rel in created:
         click.echo(f"created {target / rel}")
     for rel in kept:
         click.echo(f"kept    {target / rel} (already there)")
-    click.echo(
-        f"hot/ (the live session) is git-ignored by {target / '.gitignore'}; "
-        "sessions are archived into warm/ when they end."
-    )
-    from ..store.git import ignore_outputs, keep_union_merges_whole
+    from ..store.git import hot_ignored, ignore_outputs, keep_union_merges_whole
 
+    click.echo(hot_ignored(target))  # said to be ignored only when it is (issue 25.3)
     said = keep_union_merges_whole(target)
     if said:
         click.echo(said)
@@ -80,7 +94,9 @@ def init(
         from ..site import workflows
 
         how = workflows.given_install(install) if install else workflows.this_install(Path.cwd())
-        path, created = workflows.write_workflow(Path.cwd(), ci, target.as_posix(), how)
+        path, created = workflows.write_workflow(
+            Path.cwd(), ci, target.as_posix(), how, techdocs=techdocs
+        )
         if not created:
             click.echo(f"kept    {path} (already there; remove it to write it again)")
             return
@@ -103,12 +119,17 @@ def session() -> None:
 @at_options("When the session started.")
 @click.pass_context
 def session_start(
-    ctx: click.Context, task: str, session_id: str | None, at: str | None, allow_future: bool
+    ctx: click.Context,
+    task: str,
+    session_id: str | None,
+    at: str | None,
+    allow_future: bool,
+    allow_past: bool,
 ) -> None:
     """Start a session; an unfinished one is reported and archived first."""
     from ..store.session.hot import render
 
-    memory = _memory(ctx, allow_future=allow_future)
+    memory = _memory(ctx, allow_future=allow_future, allow_past=allow_past)
     started = memory.start_session(task, session_id, at=at)
     if started.archived is not None:
         previous = started.archived
@@ -162,11 +183,16 @@ def session_show(ctx: click.Context, as_json: bool) -> None:
 @at_options("When the session ended.")
 @click.pass_context
 def session_end(
-    ctx: click.Context, summary: str | None, drop_pending: bool, at: str | None, allow_future: bool
+    ctx: click.Context,
+    summary: str | None,
+    drop_pending: bool,
+    at: str | None,
+    allow_future: bool,
+    allow_past: bool,
 ) -> None:
     """Archive the session into today's warm log and clear hot/; its open pending actions
     carry over to the next session unless --drop-pending."""
-    memory = _memory(ctx, allow_future=allow_future)
+    memory = _memory(ctx, allow_future=allow_future, allow_past=allow_past)
     click.echo(memory.end_session(summary, drop_pending=drop_pending, at=at))
 
 
@@ -182,10 +208,15 @@ def session_end(
 @at_options("When.")
 @click.pass_context
 def progress(
-    ctx: click.Context, step: str, files: tuple[str, ...], at: str | None, allow_future: bool
+    ctx: click.Context,
+    step: str,
+    files: tuple[str, ...],
+    at: str | None,
+    allow_future: bool,
+    allow_past: bool,
 ) -> None:
     """Record the current step of the live session."""
-    memory = _memory(ctx, allow_future=allow_future)
+    memory = _memory(ctx, allow_future=allow_future, allow_past=allow_past)
     click.echo(memory.progress(step, from_here(memory, files, "--file").paths, at=at))
 
 
@@ -365,6 +396,8 @@ def check(ctx: click.Context, since: str | None) -> None:
         click.echo(f"{problem}")
     errors = sum(p.severity == "error" for p in problems)
     warnings = len(problems) - errors
+    if persona_is_template(root):  # not a problem of the tree, but why prime has no persona
+        click.echo("persona.md is still the template: nothing injected (edit it)", err=True)
     click.echo(f"{errors} error(s), {warnings} warning(s)", err=True)
     if errors:
         ctx.exit(1)

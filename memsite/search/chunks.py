@@ -14,6 +14,7 @@ Everything here is pure: text in, frozen values out.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from collections.abc import Iterable, Sequence
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from ..store import markup
 from ..store.format import classify, front_matter, note_date, note_id, note_title, parse_entries
 from ..store.model import Entry, comma_list
+from ..store.records import is_record_path, parse_record
 from ..store.session.checkpoints import is_checkpoint
 from .headings import Heading, headings
 
@@ -84,6 +86,8 @@ def chunk_file(
     """Split one file of the tree into chunks (``persona.md`` gives none). ``entries``, when
     given, are ``parse_entries`` of this very text, already read (the site's build has)."""
     text = markup.normalize_newlines(text.removeprefix("\ufeff"))
+    if is_record_path(path):
+        return _record_chunks(path, text, entries[0] if entries else None, fallback_date)
     kind = classify(path)
     if kind.kind == "persona" or not text.strip():
         return []
@@ -184,6 +188,36 @@ def _entry_chunks(entry: Entry, lines: list[str], found: list[Heading], title: s
             )
         )
     return chunks
+
+
+def _record_chunks(path: str, text: str, entry: Entry | None, day: dt.date | None) -> list[Chunk]:
+    """A decision record read in place (issue 26): split at its headings as a note is, each
+    chunk a ``decision`` of the record's id and date (``entry``: the record as the tree read
+    it, when known)."""
+    if not text.strip():
+        return []
+    if entry is None:
+        record = parse_record(path, text)
+        record_id, title, tags, day = record.id, record.title, record.tags, record.date or day
+    else:
+        record_id, title, tags, day = entry.id, entry.title, tuple(entry.tags), entry.date
+    day = day or dt.date(1970, 1, 1)
+    found = [h for h in headings(text) if h.level <= SPLIT_LEVEL]
+    notes = _note_chunks(path, markup.split_lines(text), found, "cold", day)
+    return [
+        dataclasses.replace(
+            chunk,
+            id=record_id if position == 0 else f"{record_id}#{chunk.anchor or chunk.line}",
+            record=record_id,
+            position=position,
+            kind="decision",
+            date=day,
+            breadcrumb=(title, *chunk.breadcrumb[1:]),
+            tags=tags or chunk.tags,
+            lead=chunk.lead if position else "",
+        )
+        for position, chunk in enumerate(notes)
+    ]
 
 
 def _checkpoint_chunk(

@@ -34,7 +34,11 @@ class SearchFacade:
             from .index.cache import SearchIndex
 
             self._search_index = SearchIndex(
-                self.root, self.cache_dir, notify=self._notice, progress=self.on_progress
+                self.root,
+                self.cache_dir,
+                notify=self._notice,
+                progress=self.on_progress,
+                chunker=_chunker(self.root),
             )
             # the index keeps a searcher open between queries; close it with this object
             weakref.finalize(self, self._search_index.close)
@@ -114,9 +118,13 @@ class SearchFacade:
         blank = parse_query(prompt).blank
         # room for the checkpoints left out (issue 24): a session's history, not answers
         asked = min(limit + ROOM, inputs.MAX_HITS)
-        hits = [] if blank else self.search(prompt, limit=asked, lexical=lexical)
-        # recall runs on every prompt: nothing unless the words matched well (issue 24)
-        hits = hits if relevant_enough(hits) else []
+        # recall runs on every prompt: nothing unless the words matched well (issue 24). The
+        # floor is lexical, so it is asked first: a prompt below it never loads the model
+        hits = [] if blank else self.search(prompt, limit=asked, lexical=True)
+        if not relevant_enough(hits):
+            hits = []
+        elif not lexical:
+            hits = self.search(prompt, limit=asked, lexical=False)
         hits = with_one_checkpoint(self.root, prompt, hits, limit)
         # a superseded decision never comes alone: the one that holds comes first
         self._chains = self._chains or Chains(self.root)
@@ -204,6 +212,24 @@ class SearchFacade:
             lambda q: self.search(q, limit=max(k, 10), lexical=lexical),
             k,
         )
+
+
+def _chunker(root: Path) -> Callable[..., list[Any]]:
+    """``chunk_file``, with each decision record dated as the tree reads it (issue 26): a
+    record without a date of its own takes the day git first saw it, not its file's."""
+    from ..store.records import is_record_path, read_records
+    from .chunks import chunk_file
+
+    dates: dict[str, dt.date | None] = {}
+
+    def chunker(path: str, text: str, *, fallback_date: dt.date | None = None) -> list[Any]:
+        if is_record_path(path) and path not in dates:
+            dates.update({entry.path: entry.date for entry in read_records(root).entries})
+            dates.setdefault(path, None)  # a record skipped: read again only when it changes
+        day = dates.get(path) if is_record_path(path) else None
+        return chunk_file(path, text, fallback_date=day or fallback_date)
+
+    return chunker
 
 
 def _budget(budget: object) -> int:

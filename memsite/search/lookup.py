@@ -14,6 +14,7 @@ from ..errors import NotFound
 from ..store import inputs, tree
 from ..store.format import DECISIONS, LEARNINGS
 from ..store.model import Entry
+from ..store.records import is_record_path, record_files, record_id
 from .headings import headings
 from .ranking import Successor
 from .supersession import read_supersession
@@ -87,9 +88,10 @@ def _by_id(root: Path, entry_id: str, ref: str) -> tuple[Entry, str]:
             if entry.id == entry_id and text is not None:
                 return entry, text
     read = tree.read_tree(root)
+    texts = {**read.texts, **read.records}  # a decision record is an entry too (issue 26)
     for entry in read.parsed.entries:
-        if entry.id == entry_id and entry.path in read.texts:
-            return entry, read.texts[entry.path]
+        if entry.id == entry_id and entry.path in texts:
+            return entry, texts[entry.path]
     raise _missing(ref)
 
 
@@ -106,6 +108,8 @@ def _likely_files(root: Path, entry_id: str) -> list[str]:
 
 
 def _by_citation(root: Path, rel: str, anchor: str, ref: str) -> tuple[Entry, str]:
+    if is_record_path(rel) and rel in record_files(root)[0]:  # a decision record (issue 26)
+        return _by_id(root, record_id(rel), ref)
     # only a file the tree really holds (never ``..`` or a link out of it) is read
     if rel not in tree.markdown_files(root)[0]:
         raise NotFound(f"no memory file {rel!r} in {root} (citations are path#anchor)")

@@ -3,6 +3,10 @@
 An agent acts on what recall gives it, so a decision that a later one replaced must never be
 handed over as if it were current. A hit of a superseded entry carries ``superseded_by``: the
 newest entry at the end of its chain (A ← B ← C gives A and B both ``superseded_by`` C).
+
+A decision record read in place (issue 26) links from either side: its ``superseded-by``
+field (the old record said so) counts as the newer one's ``supersedes``, and a record that
+is ``proposed``, ``rejected`` or ``deprecated`` has that status rather than ``current``.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import TYPE_CHECKING
 from ..store import tree
 from ..store.format import DECISIONS, LEARNINGS
 from ..store.model import Entry
+from ..store.records import read_records, record_stats
 from .ranking import NEAR_TIE, Hit, Successor, record_hit
 
 if TYPE_CHECKING:
@@ -28,19 +33,26 @@ if TYPE_CHECKING:
 
 # Entry kinds that can supersede one of their own kind.
 SUPERSEDABLE = ("decision", "learning")
+# the statuses of decisions that do not hold: ``search --current`` leaves them out
+NOT_HOLDING = ("superseded", "rejected", "deprecated")
 
 
 @dataclass(frozen=True)
 class Supersession:
-    """``successor`` of every superseded entry (the newest of its chain), by entry id."""
+    """``successor`` of every superseded entry (the newest of its chain), by entry id, and
+    the status of each decision record that is not accepted (``states``)."""
 
     successor: dict[str, Successor]
+    states: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def status(self, entry_id: str, kind: str) -> str | None:
-        """``current`` or ``superseded`` for decisions and learnings, None for other kinds."""
+        """``current`` or ``superseded`` for decisions and learnings (a record's own
+        ``proposed``, ``rejected`` or ``deprecated`` too), None for other kinds."""
         if kind not in SUPERSEDABLE:
             return None
-        return "superseded" if entry_id in self.successor else "current"
+        if entry_id in self.successor:
+            return "superseded"
+        return self.states.get(entry_id, "current")
 
     def successor_of(self, entry_id: str) -> Successor | None:
         return self.successor.get(entry_id)
@@ -50,12 +62,19 @@ def supersession(entries: Iterable[Entry]) -> Supersession:
     """Follow every ``supersedes`` chain to its newest entry; a cycle stops where it repeats."""
     by_id: dict[str, Entry] = {}
     replaced_by: dict[str, str] = {}
+    states: dict[str, str] = {}
     for entry in entries:
         if entry.kind not in SUPERSEDABLE:
             continue
         by_id.setdefault(entry.id, entry)
-    for entry in by_id.values():
-        target = (entry.supersedes or "").strip()
+    links = [((e.supersedes or "").strip(), e) for e in by_id.values()]
+    # a record that says "superseded by" names the newer one, which may not say it back
+    links += [
+        (e.id, by_id[newer])
+        for e in by_id.values()
+        if (newer := e.fields.get("superseded-by", "").strip()) in by_id
+    ]
+    for target, entry in links:
         older = by_id.get(target)
         if older is None or older.kind != entry.kind or target == entry.id:
             continue
@@ -63,6 +82,10 @@ def supersession(entries: Iterable[Entry]) -> Supersession:
         # two entries superseding one: the newer one holds
         if current is None or _when(entry) >= _when(by_id[current]):
             replaced_by[target] = entry.id
+    for entry in by_id.values():
+        state = entry.fields.get("status", "") if entry.fields.get("record") else ""
+        if state in ("proposed", "rejected", "deprecated", "superseded"):
+            states[entry.id] = state
     successor: dict[str, Successor] = {}
     for entry_id in replaced_by:
         seen = {entry_id}
@@ -72,7 +95,7 @@ def supersession(entries: Iterable[Entry]) -> Supersession:
             newest = replaced_by[newest]
         last = by_id[newest]
         successor[entry_id] = Successor(last.id, last.title, last.date)
-    return Supersession(successor)
+    return Supersession(successor, states)
 
 
 def _when(entry: Entry) -> tuple[dt.date, int]:
@@ -80,12 +103,13 @@ def _when(entry: Entry) -> tuple[dt.date, int]:
 
 
 def read_supersession(root: Path) -> Supersession:
-    """The supersession chains of the tree's decisions and learnings."""
+    """The supersession chains of the tree's decisions and learnings, and of its decision
+    records."""
     entries: list[Entry] = []
     for rel in (DECISIONS, LEARNINGS):
         if (root / rel).is_file():
             entries += tree.read_file(root, rel)[0].entries
-    return supersession(entries)
+    return supersession([*entries, *read_records(root).entries])
 
 
 class Chains:
@@ -103,12 +127,14 @@ class Chains:
 
     def _stamp(self) -> list[tuple[int, int] | None]:
         stamp: list[tuple[int, int] | None] = []
-        for rel in (DECISIONS, LEARNINGS):
+        for rel in (DECISIONS, LEARNINGS, "memsite.toml"):
             try:
                 info = (self.root / rel).stat()
                 stamp.append((info.st_mtime_ns, info.st_size))
             except OSError:
                 stamp.append(None)
+        # the records of the ``[records]`` folders, which the settings file names
+        stamp += [s for _, s in sorted(record_stats(self.root).items())]
         return stamp
 
     def current(self) -> Supersession:
@@ -132,7 +158,8 @@ class Chains:
                 {
                     old: Successor(new, title, dt.date.fromisoformat(day))
                     for old, (new, title, day) in data["successor"].items()
-                }
+                },
+                {str(k): str(v) for k, v in data.get("states", {}).items()},
             )
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None  # missing, damaged or of another shape: read the cold files
@@ -146,6 +173,7 @@ class Chains:
                 old: [new.id, new.title, new.date.isoformat()]
                 for old, new in known.successor.items()
             },
+            "states": dict(known.states),
         }
         # a cache beside the index, outside the tree: best effort, replaced atomically
         with contextlib.suppress(OSError):
@@ -166,9 +194,15 @@ class Chains:
         stamp = self._stamp()
         if self._chunks is None or self._chunks[0] != stamp:
             by_record: dict[str, list[Chunk]] = {}
-            for rel in (DECISIONS, LEARNINGS):
-                text = tree.read_file(root=self.root, rel=rel)[1]
-                for chunk in chunk_file(rel, text) if text is not None else ():
+            texts = [
+                (rel, tree.read_file(root=self.root, rel=rel)[1], None)
+                for rel in (DECISIONS, LEARNINGS)
+            ]
+            found = read_records(self.root)
+            texts += [(e.path, found.texts.get(e.path), e) for e in found.entries]
+            for rel, text, entry in texts:
+                chunks = chunk_file(rel, text, entries=[entry] if entry else None) if text else ()
+                for chunk in chunks:
                     if chunk.record:
                         by_record.setdefault(chunk.record, []).append(chunk)
             self._chunks = (stamp, by_record)
@@ -181,7 +215,7 @@ def settle(hits: Sequence[Hit], known: Supersession, limit: int, current: bool) 
 
     settled = current_first_among_ties(annotate(hits, known), NEAR_TIE)
     if current:
-        settled = [hit for hit in settled if hit.status != "superseded"]
+        settled = [hit for hit in settled if hit.status not in NOT_HOLDING]
     return settled[:limit]
 
 

@@ -11,6 +11,8 @@ import html
 from collections import Counter
 from collections.abc import Iterable
 
+from .render import counted
+
 
 def _esc(text: str) -> str:
     return html.escape(text, quote=True)
@@ -38,7 +40,7 @@ def week_chart(weeks: list[tuple[dt.date, int]], chart_id: str = "ms-weeks") -> 
     peak = max((count for _, count in weeks), default=0) or 1
     total = sum(count for _, count in weeks)
     summary = (
-        f"{total} entries in the {len(weeks)} weeks from {weeks[0][0]:%d %b %Y}"
+        f"{counted(total, 'entry', 'entries')} in the {counted(len(weeks), 'week')} from {weeks[0][0]:%d %b %Y}"
         if weeks
         else "No entries"
     )
@@ -55,7 +57,7 @@ def week_chart(weeks: list[tuple[dt.date, int]], chart_id: str = "ms-weeks") -> 
         bar = round(usable * count / peak) if count else 0
         x = round(index * bar_space + bar_space * 0.15, 1)
         y = height - bottom - bar
-        label = f"Week of {monday:%d %b %Y}: {count} entries"
+        label = f"Week of {monday:%d %b %Y}: {counted(count, 'entry', 'entries')}"
         parts.append(
             f'<rect class="ms-bar" x="{x}" y="{y}" width="{round(bar_space * 0.7, 1)}" '
             f'height="{max(bar, 1) if count else 0}" rx="2"><title>{_esc(label)}</title></rect>'
@@ -94,7 +96,7 @@ def heatmap(
     peak = max(shown.values(), default=0)
     total = sum(shown.values())
     busiest = max(shown.items(), key=lambda item: (item[1], item[0]), default=None)
-    summary = f"{total} entries on {len(shown)} days between {first:%d %b %Y} and {today:%d %b %Y}"
+    summary = f"{counted(total, 'entry', 'entries')} on {counted(len(shown), 'day')} between {first:%d %b %Y} and {today:%d %b %Y}"
     if busiest:
         summary += f"; busiest day {busiest[0]:%d %b %Y} with {busiest[1]}"
     parts = [
@@ -119,7 +121,7 @@ def heatmap(
             if day > today:
                 continue
             count = shown.get(day, 0)
-            label = f"{day:%a %d %b %Y}: {count} entries"
+            label = f"{day:%a %d %b %Y}: {counted(count, 'entry', 'entries')}"
             parts.append(
                 f'<rect class="ms-cell ms-l{_level(count, peak)}" x="{x}" '
                 f'y="{top + row * (cell + gap)}" width="{cell}" height="{cell}" rx="2">'

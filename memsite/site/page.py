@@ -83,7 +83,7 @@ class PageBuilder:
         older = entry.supersedes
         return {
             "entry": entry,
-            "status": "superseded" if newer else "current",
+            "status": "superseded" if newer else _own_status(entry),
             "superseded_by": [tree.links[i] for i in newer if i in tree.links],
             "supersedes": tree.links.get(older) if older else None,
             "supersedes_missing": older if older and older not in tree.links else None,
@@ -91,6 +91,13 @@ class PageBuilder:
             "related": tree.related.get(entry.id, []),
             "link": tree.links.get(entry.id),
         }
+
+
+def _own_status(entry: Entry) -> str:
+    """``current``, or what a decision record read in place says it is (issue 26):
+    ``proposed``, ``rejected``, ``deprecated``, or ``superseded`` with no successor named."""
+    state = entry.fields.get("status", "") if entry.fields.get("record") else ""
+    return state if state in ("proposed", "rejected", "deprecated", "superseded") else "current"
 
 
 def _first_heading(markdown: str) -> str:

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..search.supersession import supersession
 from ..store.format import classify
 from ..store.model import Entry
+from ..store.session.checkpoints import is_checkpoint
 from . import charts, indexes, sessions
 from .code import code_page
 from .material import (
@@ -27,19 +29,20 @@ from .material import (
     read_material,
 )
 from .page import Page, PageBuilder
-from .render import Renderer
+from .render import Renderer, anchor, counted
 
-SESSION_TITLES = ("session end", "session archived")
 STALE_AFTER = dt.timedelta(hours=24)
 
 
 @dataclass(frozen=True)
 class Site:
-    """The generated pages, the nav that orders them, and the tree files they publish."""
+    """The generated pages, the nav that orders them, the tree files they publish, and for
+    the search: the anchor of each superseded entry and of the entry that now holds."""
 
     pages: list[Page]
     nav: list[Any]
     sources: list[str] = field(default_factory=list)
+    successors: dict[str, str] = field(default_factory=dict)
 
     def page(self, uri: str) -> Page:
         return next(page for page in self.pages if page.uri == uri)
@@ -80,7 +83,8 @@ def build_site(
         title="Decision timeline",
         months=indexes.by_month(decisions),
         count=len(decisions),
-        current=sum(1 for e in decisions if e.id not in tree.superseded_by),
+        records=any(e.fields.get("record") for e in decisions),
+        current=sum(1 for e in decisions if builder.view(e)["status"] == "current"),
     )
     indexes.tags(builder, decisions, learnings)
     categories = indexes.learnings(builder, learnings)
@@ -99,12 +103,17 @@ def build_site(
     if tree.persona is not None:
         builder.add("persona.md", "persona.md.j2", body=indexes.page_body(tree.persona, "Persona"))
         nav.append({"Persona": "persona.md"})
-    return Site(builder.pages, nav, sorted(tree.sizes))
+    holders = supersession(tree.entries).successor
+    successors = {
+        anchor(old): anchor(new.id)
+        for old, new in holders.items()
+        if old in tree.links and new.id in tree.links
+    }
+    return Site(builder.pages, nav, sorted(tree.sizes), successors)
 
 
-def _sessions(activities: list[Entry], also: tuple[str, ...] = ()) -> list[Entry]:
-    titles = (*SESSION_TITLES, *also)  # a day page lists checkpoints too (issue 11)
-    return [e for e in activities if e.title in titles and e.details.get("session_id")]
+def _sessions(activities: list[Entry]) -> list[Entry]:
+    return [e for e in activities if e.title in sessions.ENDED and e.details.get("session_id")]
 
 
 def _home(
@@ -165,12 +174,28 @@ def _tiers(tree: Material, now: dt.datetime) -> list[dict[str, Any]]:
                 "tier": tier,
                 "files": len(files),
                 "entries": len(entries),
+                "holds": _live_items(tree) if tier == "hot" else f"{len(entries):,}",
                 "size": sum(tree.sizes[rel] for rel in files),
                 "newest": newest,
                 "age": (now.date() - newest).days if newest else None,
             }
         )
     return rows
+
+
+def _live_items(tree: Material) -> str:
+    """What the hot tier holds: its live session (it holds no entries), said as it is."""
+    context = tree.context
+    if context is None:
+        return "no live session"
+    items = [
+        counted(len(context.files_modified), "file"),
+        counted(len(context.decisions), "decision"),
+        counted(len(context.pending_actions), "pending action"),
+        counted(len(context.checkpoints), "checkpoint"),
+    ]
+    kept = [item for item in items if not item.startswith("0 ")]
+    return "live session" + (": " + ", ".join(kept) if kept else "")
 
 
 def _day(stamp: str) -> dt.date | None:
@@ -195,7 +220,7 @@ def _activity(
     end = today if days and (today - days[0]).days < 365 else (days[0] if days else today)
     counts = {day: len(by_day[day]) + len(cold_by_day[day]) for day in days}
     months = [
-        (f"{month:%B %Y}", [(day, counts[day], len(_sessions(by_day[day]))) for day in group])
+        (f"{month:%B %Y}", [(day, counts[day], len(sessions.of_day(by_day[day]))) for day in group])
         for month, group in itertools.groupby(days, key=lambda d: d.replace(day=1))
     ]
     builder.add(
@@ -207,14 +232,19 @@ def _activity(
         total=sum(counts.values()),
     )
     for position, day in enumerate(days):
+        shown = {e.id: sessions.archived(tree, e, marks) for e in _sessions(by_day[day])}
+        # a checkpoint's log entry is its session at that moment, shown as a session is
+        shown.update(
+            {e.id: sessions.at_checkpoint(tree, e) for e in by_day[day] if is_checkpoint(e)}
+        )
         builder.add(
             day_uri(day),
             "day.md.j2",
             in_nav=False,
             title=f"{day:%a} {day.day} {day:%B %Y}",
             day=day,
-            sessions=_sessions(by_day[day], also=("checkpoint",)),
-            archives={e.id: sessions.archived(tree, e, marks) for e in _sessions(by_day[day])},
+            sessions=sessions.of_day(by_day[day]),
+            archives=shown,
             entries=by_day[day],
             cold=cold_by_day[day],
             newer=days[position - 1] if position > 0 else None,

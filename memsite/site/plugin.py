@@ -174,7 +174,8 @@ class MemsitePlugin(BasePlugin[MemsiteConfig]):
 
     @event_priority(-50)  # after Material's search writes its index, before offline inlines it
     def on_post_build(self, config: Any) -> None:
-        write_index(Path(config.site_dir), sharded=self.config.search_shards)
+        successors = self.site.successors if self.site is not None else {}
+        write_index(Path(config.site_dir), sharded=self.config.search_shards, successors=successors)
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
         server.watch(str(self.root))

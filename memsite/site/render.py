@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import NotFound
+from ..store.code import is_hash
 from ..store.markup import heading_level, outside_fences, slugify, split_lines
 from .escaping import code_span, escape_heading, escape_inline, escape_markdown
 
@@ -63,6 +64,46 @@ def body(text: str, top: int = 4, *, images: bool = False) -> str:
         # ends the metadata before it starts
         lines.insert(0, "")
     return "\n".join(lines)
+
+
+_LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?: |$)")
+SHORT_HASH = 10  # characters of a commit hash shown; the whole hash is its title
+
+
+def lines_kept(text: str, *, images: bool = False) -> str:
+    """Memory text whose every line stays a line (a summary written one item a line): a
+    line break after each line of a paragraph, and a list that follows a line, or a line
+    that follows a list, set apart by a blank line, as markdown needs it to be one."""
+    lines = split_lines(body(text, images=images))
+    outside = dict(outside_fences(lines))
+    out: list[str] = []
+    for index, line in enumerate(lines):
+        after = lines[index + 1] if index + 1 < len(lines) else ""
+        before = lines[index - 1] if index else ""
+        prose = outside[index] and line.strip() and not line.lstrip().startswith(("#", "|"))
+        if prose and before.strip() and outside.get(index - 1, False):
+            item, follows_item = _LIST_ITEM.match(line), _LIST_ITEM.match(before)
+            if (item and not follows_item) or (follows_item and not item and line[:1] != " "):
+                out.append("")
+        listed = _LIST_ITEM.match(after) or _LIST_ITEM.match(line)
+        if prose and after.strip() and outside.get(index + 1, False) and not listed:
+            line += "  "  # a hard line break
+        out.append(line)
+    return "\n".join(out)
+
+
+def commit_code(commit: str) -> str:
+    """A commit as a code span: a hash shortened to ``SHORT_HASH`` characters, the whole
+    hash its title (on hover); any other ref as written."""
+    text = " ".join(commit.split())
+    if is_hash(text) and len(text) > SHORT_HASH:
+        return f'{code_span(text[:SHORT_HASH])}{{ title="{text}" }}'
+    return code_span(text)
+
+
+def counted(number: int, singular: str, plural: str = "") -> str:
+    """``1 note``, ``2 notes``, ``0 entries`` (``plural`` when it is not ``singular + s``)."""
+    return f"{number:,} {singular if number == 1 else plural or singular + 's'}"
 
 
 def long_date(day: dt.date | None) -> str:
@@ -134,6 +175,9 @@ class Renderer:
             inline=remembered(functools.partial(escape_inline, images=images)),
             heading=remembered(functools.partial(escape_heading, images=images)),
             code=remembered(code_span),
+            lines=functools.partial(lines_kept, images=images),
+            commit=remembered(commit_code),
+            counted=counted,
             long_date=long_date,
             short_date=short_date,
             stamp=stamp,

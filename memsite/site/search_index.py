@@ -6,7 +6,9 @@ in the browser: about 2 s at a year of memory, on every page (issue 12). Here th
 Material's search plugin wrote (``search/search_index.json``, one per page and one per entry
 heading) become, under ``search/memsite/``:
 
-- ``keys.js``: the shard keys that exist, the number of documents and the block size;
+- ``keys.js``: the shard keys that exist, the number of documents, the block size, and the
+  successors: for each superseded entry's document, the document of the entry that now holds
+  (placed right before it in the results, as ``memsite search`` does: issue 25);
 - ``t/HEX.js``: one shard per first three characters of a term: for each term, its postings
   (document number as a delta from the previous one, and a BM25 weight made an integer);
 - ``d/N.js``: the documents in blocks of ``BLOCK``: location, title, page title and the
@@ -26,6 +28,7 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,6 +84,9 @@ _WORD = re.compile(r"[^\W_]+")
 _TAG = re.compile(r"<[^>]*>")
 _OPEN_TAIL = re.compile(r"<[^>]*$|&#?\w*$")
 _CLASSED = re.compile(r"<(\w+)(\s[^>]*?\bclass=\"([^\"]*)\"[^>]*)>")
+# A label: bold text that ends in a colon ("**Why:**", "**Paths:**", a detail's key). Every
+# entry has the same ones, so indexed they made "why bcrypt" match every decision (issue 25).
+_LABEL = re.compile(r"<strong>([^<>]{1,80}):</strong>")
 
 
 @dataclass(frozen=True)
@@ -94,7 +100,8 @@ class Document:
 
 
 def exclude_navigation(content: str) -> str:
-    """Rendered HTML whose generated navigation elements Material's search leaves out."""
+    """Rendered HTML whose generated navigation elements and labels Material's search leaves
+    out (a label stays on the page and in a result's text, and is no word of its entry)."""
 
     def mark(found: re.Match[str]) -> str:
         classes = found.group(3).split()
@@ -104,7 +111,8 @@ def exclude_navigation(content: str) -> str:
             return found.group(0)
         return f"<{found.group(1)}{found.group(2)} data-search-exclude>"
 
-    return _CLASSED.sub(mark, content)
+    marked = _CLASSED.sub(mark, content)
+    return _LABEL.sub(r"<strong data-search-exclude>\1:</strong>", marked)
 
 
 def trim(text: str, limit: int = LONG_BODY_CHARS) -> str:
@@ -188,8 +196,25 @@ def postings(docs: list[Document]) -> dict[str, list[int]]:
     return found
 
 
-def shard_files(docs: list[Document]) -> dict[str, str]:
-    """Every file of the index, by its path under ``FOLDER``."""
+def successor_pairs(docs: list[Document], successors: Mapping[str, str]) -> list[list[int]]:
+    """``[superseded, holder]`` document numbers, from anchors (a superseded entry's anchor,
+    the anchor of the entry that now holds): the document whose location ends with it."""
+    numbers: dict[str, int] = {}
+    for number, doc in enumerate(docs):
+        if "#" in doc.location:
+            numbers.setdefault(doc.location.split("#", 1)[1], number)
+    return [
+        [numbers[old], numbers[new]]
+        for old, new in successors.items()
+        if old in numbers and new in numbers and old != new
+    ]
+
+
+def shard_files(
+    docs: list[Document], successors: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Every file of the index, by its path under ``FOLDER``; ``successors`` maps the anchor
+    of each superseded entry to the anchor of the entry that now holds."""
     shards: dict[str, dict[str, list[int]]] = {}
     for term, posted in postings(docs).items():
         shards.setdefault(shard_key(term), {})[term] = posted
@@ -202,7 +227,12 @@ def shard_files(docs: list[Document]) -> dict[str, str]:
             for d in docs[start : start + BLOCK]
         ]
         files[f"d/{start // BLOCK}.js"] = f"self.__msDocs({start // BLOCK},{_js(rows)})"
-    meta = {"keys": sorted(shards), "count": len(docs), "block": BLOCK}
+    meta = {
+        "keys": sorted(shards),
+        "count": len(docs),
+        "block": BLOCK,
+        "successors": successor_pairs(docs, successors or {}),
+    }
     files["keys.js"] = f"self.__msKeys({_js(meta)})"
     return files
 
@@ -213,9 +243,12 @@ def _js(value: object) -> str:
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def write_index(site_dir: Path, *, sharded: bool = True) -> None:
+def write_index(
+    site_dir: Path, *, sharded: bool = True, successors: Mapping[str, str] | None = None
+) -> None:
     """Rewrite the built site's search index: trimmed documents, and (``sharded``) the
-    shard files, leaving Material's ``search_index.json`` with its configuration only."""
+    shard files, leaving Material's ``search_index.json`` with its configuration only.
+    ``successors``: see ``shard_files``."""
     path = site_dir / "search" / "search_index.json"
     if not path.is_file():
         return
@@ -223,7 +256,7 @@ def write_index(site_dir: Path, *, sharded: bool = True) -> None:
     docs = documents(index)
     if sharded:
         folder = site_dir / FOLDER
-        for rel, text in shard_files(docs).items():
+        for rel, text in shard_files(docs, successors).items():
             target = folder / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, "utf-8")

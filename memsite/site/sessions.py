@@ -5,14 +5,16 @@ or ``session archived`` entry in the warm log, whose body holds the same lists a
 (``**Files modified:**``, ``**Decisions:**``, ``**Pending:**``, then ``- item`` lines; see
 ``store.session.live.snapshot``). Both become a ``SessionView``: files, the decisions (and
 learnings) it names with their links and status, pending actions, its checkpoints, and
-whatever else an archive's body holds (issue 12).
+whatever else an archive's body holds (issue 12). A checkpoint holds the same lists and its
+summary, so its log entry is a ``SessionView`` too, with what the checkpoint adds
+(``Moment``); a day names each of its sessions once, its checkpoints under it (issue 25).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..store.markup import split_lines
 from ..store.model import Entry, HotContext
@@ -22,6 +24,7 @@ from .material import Link
 if TYPE_CHECKING:
     from .material import Material
 
+ENDED = ("session end", "session archived")  # the titles of a session's archive entry
 CHECKPOINTS_SHOWN = 5  # the newest checkpoints a session lists (as the hot context keeps)
 SUMMARY_CHARS = 300  # of a checkpoint's summary in the list; its log entry has it whole
 
@@ -55,6 +58,17 @@ class CheckpointLine:
 
 
 @dataclass(frozen=True)
+class Moment:
+    """What a checkpoint adds to the session it was taken of: what caused it, the window's
+    size around it, the checkpoint it completes and a note (a summarizer that failed)."""
+
+    trigger: str
+    tokens: str = ""  # "120,000 tokens before, 30,000 tokens after"
+    completes: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class SessionView:
     live: bool
     session_id: str
@@ -69,6 +83,7 @@ class SessionView:
     checkpoints: list[CheckpointLine] = field(default_factory=list)
     more_checkpoints: int = 0
     rest: str = ""
+    checkpoint: Moment | None = None  # the session as a checkpoint of it saw it
 
     @property
     def named_label(self) -> str:
@@ -137,29 +152,55 @@ def checkpoints(marks: Checkpoints, session_id: str) -> tuple[list[CheckpointLin
     mine = marks.get(session_id, []) if session_id else []
     shown = mine[-CHECKPOINTS_SHOWN:]
     lines = [
-        CheckpointLine(
-            e.id,
-            e.time.strftime("%H:%M") if e.time else "",
-            _shortened(" ".join(e.result.split())),
-        )
-        for e in shown
+        CheckpointLine(e.id, e.time.strftime("%H:%M") if e.time else "", headline(e)) for e in shown
     ]
     return lines, len(mine) - len(shown)
 
 
-def _shortened(text: str) -> str:
-    return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1].rstrip() + "…"
+def headline(entry: Entry) -> str:
+    """A checkpoint's summary in one line of a list: its first line (after a ``Task:`` line
+    that repeats the session's task), shortened, with an ellipsis when more follows."""
+    task = f"task: {entry.details.get('task', '')}".casefold().strip()
+    lines = [line.strip() for line in split_lines(entry.result) if line.strip()]
+    if len(lines) > 1 and lines[0].casefold() == task:
+        lines = lines[1:]
+    first = lines[0] if lines else ""
+    if len(first) > SUMMARY_CHARS:
+        return first[: SUMMARY_CHARS - 1].rstrip() + "…"
+    return first + (" …" if len(lines) > 1 else "")
 
 
 def archived(tree: Material, entry: Entry, marks: Checkpoints) -> SessionView:
     """The session an archive entry holds."""
+    shown, earlier = checkpoints(marks, entry.details.get("session_id", ""))
+    return _ended(tree, entry, checkpoints=shown, more_checkpoints=earlier)
+
+
+def at_checkpoint(tree: Material, entry: Entry) -> SessionView:
+    """The session as a checkpoint entry holds it: the lists of its body, its summary whole
+    (shown line by line), and what the checkpoint adds."""
+    details = entry.details
+    sizes = []
+    for key, said in (("tokens_before", "tokens before"), ("tokens_after", "tokens after")):
+        value = details.get(key, "").replace(",", "").strip()
+        if value.isdigit():
+            sizes.append(f"{int(value):,} {said}")
+    moment = Moment(
+        trigger=details.get("trigger", ""),
+        tokens=", ".join(sizes),
+        completes=details.get("completes", ""),
+        note=details.get("note", ""),
+    )
+    return _ended(tree, entry, checkpoint=moment)
+
+
+def _ended(tree: Material, entry: Entry, **more: object) -> SessionView:
+    """A session as an archive or checkpoint entry holds it: its fields and its body's lists."""
     details = entry.details
     lists, rest = split_archive(entry.body)
-    session_id = details.get("session_id", "")
-    shown, earlier = checkpoints(marks, session_id)
     return SessionView(
         live=False,
-        session_id=session_id,
+        session_id=details.get("session_id", ""),
         task=details.get("task", ""),
         step=details.get("current_step", ""),
         started=details.get("started", ""),
@@ -168,10 +209,38 @@ def archived(tree: Material, entry: Entry, marks: Checkpoints) -> SessionView:
         files=lists["files"],
         named=named(tree, lists["named"]),
         pending=lists["pending"],
-        checkpoints=shown,
-        more_checkpoints=earlier,
         rest=rest,
+        **more,  # type: ignore[arg-type]
     )
+
+
+@dataclass(frozen=True)
+class DaySession:
+    """A session as a day names it once: its task, the entry that archived it that day (if
+    it ended then) and the checkpoints taken of it that day, oldest first."""
+
+    session_id: str
+    task: str
+    ended: Entry | None = None
+    checkpoints: list[Entry] = field(default_factory=list)
+
+
+def of_day(entries: list[Entry]) -> list[DaySession]:
+    """The sessions a day's entries (oldest first) archive or checkpoint, in the order they
+    first appear, each once."""
+    found: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        session_id = entry.details.get("session_id", "")
+        ends = entry.title in ENDED
+        if not session_id or not (ends or is_checkpoint(entry)):
+            continue
+        seen = found.setdefault(session_id, {"task": "", "ended": None, "checkpoints": []})
+        seen["task"] = seen["task"] or entry.details.get("task", "")
+        if ends:
+            seen["ended"] = entry
+        else:
+            seen["checkpoints"].append(entry)
+    return [DaySession(session_id, **values) for session_id, values in found.items()]
 
 
 def live(tree: Material, context: HotContext, marks: Checkpoints) -> SessionView:

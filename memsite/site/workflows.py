@@ -121,8 +121,9 @@ before the first run, or the run stops here."""
 def install_spec(direct_url: dict[str, Any] | None, repo: Path) -> Install:
     """Where CI should install memsite from, told by how this copy was installed (PEP 610
     ``direct_url.json``, None when it came from a package index): a VCS checkout gives
-    ``git+URL@COMMIT``, a folder or wheel inside ``repo`` its relative path, a wheel at an
-    https URL that URL; anything else the :data:`PLACEHOLDER`."""
+    ``git+URL@COMMIT``, a folder or wheel inside ``repo`` its relative path, a folder
+    elsewhere that is a git clone its remote (:func:`checkout_origin`), a wheel at an https
+    URL that URL; anything else the :data:`PLACEHOLDER`."""
     if not direct_url or not isinstance(direct_url.get("url"), str):
         return PLACEHOLDER
     url = direct_url["url"]
@@ -138,20 +139,64 @@ def install_spec(direct_url: dict[str, Any] | None, repo: Path) -> Install:
         if local == base or base in local.parents:
             rel = local.relative_to(base).as_posix()
             return Install("." if rel == "." else f"./{rel}")
-        return PLACEHOLDER
+        # a clone elsewhere (issue 25.1): CI installs what the clone's remote holds
+        return (checkout_origin(local) if "dir_info" in direct_url else None) or PLACEHOLDER
     if parsed.scheme == "https" and "archive_info" in direct_url:
         return Install(url)
     return PLACEHOLDER
 
 
-def this_install(repo: Path) -> Install:
-    """:func:`install_spec` for the memsite that is running."""
+def fetchable(remote: str) -> str | None:
+    """A git remote as an https URL a CI runner can clone, credentials left out (a token in
+    a remote URL must never reach a workflow); None for a remote on this machine."""
+    if "://" not in remote:
+        host, colon, path = remote.partition(":")
+        if not colon or "." not in host.rpartition("@")[2] or "/" in host or not path:
+            return None  # a path on this machine, not "git@host:team/repo"
+        remote = f"ssh://{host}/{path.lstrip('/')}"
+    parsed = urlparse(remote)
+    if parsed.scheme not in ("https", "http", "ssh", "git", "git+ssh") or not parsed.hostname:
+        return None
+    return f"https://{parsed.hostname}/{parsed.path.lstrip('/')}"
+
+
+def checkout_origin(folder: Path) -> Install | None:
+    """``memsite @ git+URL@COMMIT`` for a git checkout of memsite: the URL of its remote
+    (``origin`` first) as https, pinned to the checked-out commit when a branch of that remote
+    holds it (else the remote's default branch); None without a remote CI can reach."""
+    from ..store import git
+
+    try:
+        top = Path(git.run(folder, "rev-parse", "--show-toplevel").decode().strip())
+        remotes = git.run(folder, "remote").decode().split()
+        if not remotes:
+            return None
+        name = "origin" if "origin" in remotes else remotes[0]
+        url = fetchable(git.run(folder, "remote", "get-url", name).decode().strip())
+        if url is None:
+            return None
+        head = git.run(folder, "rev-parse", "HEAD").decode().strip()
+        pushed = git.run(folder, "branch", "-r", "--list", f"{name}/*", "--contains", head)
+    except InvalidInput:  # not a checkout, no commit yet, no git
+        return None
+    spec = f"memsite @ git+{url}" + (f"@{head}" if pushed.strip() else "")
+    sub = folder.resolve().relative_to(top.resolve()).as_posix()
+    return Install(spec if sub == "." else f"{spec}#subdirectory={sub}")
+
+
+def _direct_url() -> dict[str, Any] | None:
+    """How the running memsite was installed (PEP 610), None when from a package index."""
     try:
         text = importlib.metadata.distribution("memsite").read_text("direct_url.json")
         data = json.loads(text) if text else None
     except (importlib.metadata.PackageNotFoundError, ValueError, OSError):
-        return PLACEHOLDER
-    return install_spec(data if isinstance(data, dict) else None, repo)
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def this_install(repo: Path) -> Install:
+    """:func:`install_spec` for the memsite that is running."""
+    return install_spec(_direct_url(), repo)
 
 
 def given_install(spec: str) -> Install:
@@ -169,13 +214,27 @@ def _install_step(kind: str, install: Install) -> str:
 
 
 def render_workflow(
-    kind: str, root: str = "memory", install: Install = PLACEHOLDER
+    kind: str,
+    root: str = "memory",
+    install: Install = PLACEHOLDER,
+    *,
+    techdocs: bool = False,
+    component: str = "memory",
 ) -> tuple[str, str]:
-    """The path (relative to the repository) and text of the workflow for ``kind``."""
+    """The path (relative to the repository) and text of the workflow for ``kind``: the
+    site's, or with ``techdocs`` the Backstage TechDocs one of component ``component``."""
     option = "" if root in ("memory", "./memory", "") else f" --root {root}"
     parent = PurePosixPath(root or "memory").parent
     cache = ".memsite/" if str(parent) == "." else f"{parent}/.memsite/"
+    if kind not in ("github", "gitlab"):
+        raise InvalidInput(f"--ci {kind!r}: expected github or gitlab")
     step = _install_step(kind, install)
+    if techdocs:
+        from .publish import recipes
+
+        return recipes.render(
+            kind, root=option, cache=cache, install=step, component=json.dumps(component)
+        )
     if kind == "github":
         return GITHUB_PATH, _GITHUB.format(root=option, cache=cache, install=step)
     if kind == "gitlab":
@@ -184,10 +243,22 @@ def render_workflow(
 
 
 def write_workflow(
-    repo: Path, kind: str, root: str = "memory", install: Install = PLACEHOLDER
+    repo: Path,
+    kind: str,
+    root: str = "memory",
+    install: Install = PLACEHOLDER,
+    *,
+    techdocs: bool = False,
 ) -> tuple[Path, bool]:
-    """Write the workflow under ``repo`` unless a file is already there; (path, created)."""
-    rel, text = render_workflow(kind, root, install)
+    """Write the workflow under ``repo`` unless a file is already there; (path, created).
+    The TechDocs one names the component ``memsite build --techdocs`` would name."""
+    component = "memory"
+    if techdocs:
+        from .publish.techdocs import configured_title, default_component
+
+        tree = repo / (root or "memory")
+        component = default_component(configured_title(None, tree), repo)
+    rel, text = render_workflow(kind, root, install, techdocs=techdocs, component=component)
     path = repo / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     try:

@@ -6,6 +6,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from ..errors import BadValue, InvalidInput
 from . import code, markup, tree
 from .format import Problem, next_free_id, parse_entries
 from .git import run
@@ -170,7 +171,17 @@ def _beyond_site_limits(entries: list[Entry]) -> list[Problem]:
 def audit_since(root: Path, ref: str) -> list[Problem]:
     """Entries present at ``ref`` that were changed or removed since (``hot/`` excluded)."""
     tree.check_root(root)
-    run(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    try:
+        run(root, "rev-parse", "--is-inside-work-tree")
+    except InvalidInput:
+        raise InvalidInput(f"--since needs git history: {root} is not in a git work tree") from None
+    try:
+        run(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    except InvalidInput:  # git says only "failed" (issue 25.8)
+        raise BadValue(
+            f"--since {ref!r}: no such commit in this repository; give a branch, tag, commit "
+            "hash or HEAD~N (e.g. --since origin/main)"
+        ) from None
     listing = run(root, "ls-tree", "-r", "-z", "--name-only", ref, "--", ".")
     prefix = run(root, "rev-parse", "--show-prefix").decode().strip()
     old: dict[str, Entry] = {}

@@ -29,7 +29,7 @@ CONFIG = "memsite.toml"
 MAX_BYTES = 64 * 1024
 _LINE = re.compile(r"\bat line (\d+)")
 
-Value: TypeAlias = int | float | bool | str
+Value: TypeAlias = int | float | bool | str | tuple[str, ...]
 
 
 class BadConfig(InvalidInput):
@@ -113,7 +113,30 @@ class Choice:
         return value if isinstance(value, str) and value in self.options else None
 
 
-Key: TypeAlias = Integer | Number | Flag | Text | Choice
+@dataclass(frozen=True)
+class Texts:
+    """A list of at most ``most`` lines of text, each as ``Text`` checks it (issue 26: the
+    ``[records]`` folders), read as a tuple."""
+
+    most: int = 50
+    longest: int = 400
+
+    @property
+    def what(self) -> str:
+        return (
+            f"a list of at most {self.most} strings of at most {self.longest:,} characters, "
+            "no control character"
+        )
+
+    def check(self, value: object) -> tuple[str, ...] | None:
+        if not isinstance(value, list) or len(value) > self.most:
+            return None
+        line = Text(self.longest)
+        checked = [line.check(item) for item in value]
+        return None if any(item is None for item in checked) else tuple(checked)  # type: ignore[arg-type]
+
+
+Key: TypeAlias = Integer | Number | Flag | Text | Choice | Texts
 
 
 @dataclass(frozen=True)

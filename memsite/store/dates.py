@@ -6,7 +6,7 @@ import datetime as dt
 import re
 from collections.abc import Callable
 
-from ..errors import BadValue, InvalidInput
+from ..errors import ALLOW_FUTURE, ALLOW_PAST, AT, BadValue, InvalidInput
 
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _TIME = re.compile(r"^(\d{2}):(\d{2})(?::(\d{2}))?$")
@@ -14,6 +14,9 @@ AT_EXAMPLE = "2026-06-08T14:30:00"
 # An entry dated further ahead of the clock than this is refused unless allowed: a typo in
 # the year, not a plan (issue 13). A day of slack covers time zones and skewed clocks.
 FUTURE_SLACK = dt.timedelta(days=1)
+# An entry dated before this is refused unless allowed: year 1 is a typo or a zeroed field,
+# and its file would land in warm/archive/0001/ (issue 25.8).
+EARLIEST = dt.datetime(1970, 1, 1)
 
 
 class BadDate(BadValue):
@@ -48,10 +51,10 @@ def parse_time(text: str) -> dt.time:
 
 def parse_at(text: str) -> dt.datetime:
     """An ISO-8601 date or date-time for ``--at``; zoned times are turned into local time.
-    Raises ``BadDate``, whose message names ``--at`` and shows a valid example."""
+    Raises ``BadDate``, whose message names ``at`` (``--at``) and shows a valid example."""
 
     def bad(reason: str) -> BadDate:
-        return BadDate(f"--at {text!r}: {reason}; e.g. {AT_EXAMPLE}", reason)
+        return BadDate(f"{AT} {text!r}: {reason}; e.g. {AT_EXAMPLE}", reason)
 
     raw = text.strip()
     date_part = raw[:10]
@@ -79,15 +82,30 @@ def refuse_future(moment: dt.datetime, now: dt.datetime) -> None:
     """Refuse (``BadValue``) a moment more than :data:`FUTURE_SLACK` ahead of ``now``."""
     if moment > now + FUTURE_SLACK:
         raise BadValue(
-            f"--at {moment.isoformat()} is more than a day ahead of the clock "
+            f"{AT} {moment.isoformat()} is more than a day ahead of the clock "
             f"({now.replace(microsecond=0).isoformat()}); if that is really meant, pass "
-            "--allow-future (allow_future=True)"
+            f"{ALLOW_FUTURE}"
         )
 
 
-def moment_of(at: object, clock: Callable[[], dt.datetime], allow_future: bool) -> dt.datetime:
+def refuse_past(moment: dt.datetime) -> None:
+    """Refuse (``BadValue``) a moment before :data:`EARLIEST` (1970-01-01)."""
+    if moment < EARLIEST:
+        raise BadValue(
+            f"{AT} {moment.isoformat()} is before {EARLIEST:%Y-%m-%d}; if that is really meant, "
+            f"pass {ALLOW_PAST}"
+        )
+
+
+def moment_of(
+    at: object,
+    clock: Callable[[], dt.datetime],
+    allow_future: bool,
+    allow_past: bool = False,
+) -> dt.datetime:
     """The moment of a write: ``at`` (a datetime, date or ISO-8601 string), else the clock.
-    A backfill more than a day ahead of the clock is refused unless ``allow_future``."""
+    A backfill more than a day ahead of the clock is refused unless ``allow_future``, one
+    before 1970 unless ``allow_past``."""
     if at is None:
         return clock().replace(microsecond=0)
     if isinstance(at, str):
@@ -97,9 +115,11 @@ def moment_of(at: object, clock: Callable[[], dt.datetime], allow_future: bool) 
     elif isinstance(at, dt.date):
         moment = dt.datetime.combine(at, dt.time(12, 0))
     else:
-        raise InvalidInput(f"at={at!r}: expected a datetime, a date or an ISO-8601 string")
+        raise InvalidInput(f"{AT} {at!r}: expected a datetime, a date or an ISO-8601 string")
     if not allow_future:
         refuse_future(moment, clock())
+    if not allow_past:
+        refuse_past(moment)
     return moment
 
 

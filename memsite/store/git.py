@@ -85,3 +85,64 @@ def ignore_outputs(repo: Path) -> list[str]:
         return []
     storage.append(repo, path, compose)
     return added
+
+
+def hot_ignored(root: Path) -> str:
+    """What ``init`` says about ``hot/``: git-ignored, by which line, only when it is; else
+    the line to add (a ``.gitignore`` init kept may lack it, issue 25.3)."""
+    where = ignored_by(root, "hot")
+    if where:
+        return (
+            f"hot/ (the live session) is git-ignored by {where}; sessions are archived into "
+            "warm/ when they end."
+        )
+    return (
+        f"hot/ (the live session) is NOT git-ignored: add the line hot/ to "
+        f"{root / '.gitignore'} to keep live sessions out of git."
+    )
+
+
+def ignored_by(root: Path, folder: str) -> str | None:
+    """What git-ignores ``root/folder`` (``FILE:LINE``), or None when nothing does.
+
+    In a git work tree git answers (``check-ignore``: every ``.gitignore`` up to the top, a
+    tracked file counting as not ignored); elsewhere the tree's own ``.gitignore`` is read,
+    as git will read it once the tree is in a repository (issue 25.3).
+    """
+    probe = f"{folder}/context.json"
+    try:
+        top = Path(run(root, "rev-parse", "--show-toplevel").decode().strip())
+    except InvalidInput:
+        return _ignored_here(root, folder)
+    done = subprocess.run(
+        ["git", "-C", str(root), "check-ignore", "-v", probe], capture_output=True, check=False
+    )
+    if done.returncode != 0 or not done.stdout:
+        return None
+    source, line = done.stdout.decode("utf-8", "replace").split("\t")[0].split(":")[:2]
+    return f"{_shown(top / source)}:{line}"
+
+
+def _ignored_here(root: Path, folder: str) -> str | None:
+    path = root / ".gitignore"
+    try:
+        lines = path.read_text("utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    same = {f"{lead}{folder}{tail}" for lead in ("", "/") for tail in ("", "/", "/*", "/**")}
+    found = None
+    for number, line in enumerate(lines, 1):
+        pattern = line.strip()
+        if pattern in same:
+            found = f"{path}:{number}"
+        elif pattern.startswith("!") and pattern[1:] in same:
+            found = None  # a later "!hot/" takes it back
+    return found
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the current folder when it is under it, else as it is."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(path)

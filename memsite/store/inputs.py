@@ -16,7 +16,7 @@ import operator
 import re
 import unicodedata
 
-from ..errors import BadNumber, InvalidInput
+from ..errors import TAGS, BadNumber, BadValue, InvalidInput, Param
 
 BODY_LIMIT = 1024 * 1024  # bytes of UTF-8, measured before redaction
 LINE_LIMIT = 1000  # characters, for titles, actions, tags and other one-line values
@@ -68,10 +68,11 @@ def _describe(char: str) -> str:
     return f"a control character (U+{ord(char):04X})"
 
 
-def one_line(value: str | None, name: str) -> str:
-    """A title, action, tag, category or id: one line, no control characters, not empty."""
+def one_line(value: str | None, name: str | Param) -> str:
+    """A title, action, tag, category or id: one line, no control characters, not empty (an
+    empty one is a ``BadValue``: a usage error on the command line, issue 25.8)."""
     if value is None or not value.strip():
-        raise InvalidInput(f"{name} is empty")
+        raise BadValue(f"{name} is empty")
     bad = _bad_character(value, "\t")
     if bad is not None:
         raise InvalidInput(f"{name} contains {_describe(bad)}; it must be a single line of text")
@@ -81,7 +82,7 @@ def one_line(value: str | None, name: str) -> str:
     return value
 
 
-def multi_line(value: str | None, name: str) -> str:
+def multi_line(value: str | None, name: str | Param) -> str:
     """Why, risk, result, summary or body: newlines and tabs are fine, NUL and controls are not."""
     if value is None:
         return ""
@@ -111,7 +112,7 @@ def strip_blank_edges(value: str) -> str:
 def tag(value: str) -> str:
     value = one_line(value, "tag")
     if "," in value:
-        raise InvalidInput(f"tag {value!r} contains a comma; give each tag its own --tag")
+        raise InvalidInput(f"tag {value!r} contains a comma; give each tag {TAGS.own}")
     return value
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import InvalidInput
+from ..errors import ALLOW_SECRETS, BadValue, Param
 from . import inputs
 from .redact import redact
 
@@ -18,30 +18,31 @@ class Intake:
     allow_secrets: bool
     notice: Callable[[str], None]
 
-    def redact(self, text: str, name: str) -> str:
+    def redact(self, text: str, name: str | Param) -> str:
         if self.allow_secrets or not text:
             return text
         clean, found = redact(text)
         if found:
             kinds = ", ".join(sorted({item.kind for item in found}))
-            self.notice(
-                f"redacted {len(found)} secret(s) in {name} ({kinds}); pass --allow-secrets to keep them"
-            )
+            # the MCP tools take no allow_secrets: an agent is told what was redacted, no more
+            keep = f"; pass {ALLOW_SECRETS} to keep them" if ALLOW_SECRETS.offered else ""
+            self.notice(f"redacted {len(found)} secret(s) in {name} ({kinds}){keep}")
         return clean
 
-    def line(self, value: str | None, name: str) -> str:
+    def line(self, value: str | None, name: str | Param) -> str:
         """A one-line value (title, action, step), redacted."""
         return self.redact(inputs.one_line(value, name), name)
 
-    def text(self, value: str | None, name: str) -> str:
+    def text(self, value: str | None, name: str | Param) -> str:
         """A body or other multi-line value (empty when not given), redacted."""
         return self.redact(inputs.multi_line(value, name), name)
 
-    def required(self, value: str | None, name: str) -> str:
-        """A multi-line value that must say something (a decision's why)."""
+    def required(self, value: str | None, name: str | Param) -> str:
+        """A multi-line value that must say something (a decision's why); an empty one is a
+        ``BadValue``."""
         text = self.text(value, name)
         if not text:
-            raise InvalidInput(f"{name} is empty: say why")
+            raise BadValue(f"{name} is empty: say why")
         return text
 
     def tag(self, value: str) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import MemsiteError, NotFound, WriteFailed
+from ..errors import SUPERSEDES, MemsiteError, NotFound, WriteFailed
 from . import inputs, preflight, storage, tree
 from .format import DECISIONS, LEARNINGS, file_title, next_free_id, parse_entries, render_entry
 from .markup import slugify
@@ -47,9 +47,11 @@ class Journal:
         body: str,
         now: dt.datetime,
         author: str | None,
+        records: frozenset[str] = frozenset(),
     ) -> str:
         """Append a decision or learning to ``rel`` and its pointer to the day log (both or
-        neither), then list a decision in the live session; returns its id."""
+        neither), then list a decision in the live session; returns its id. ``records``: the
+        ids of decision records a ``supersedes`` may name besides the entries of ``rel``."""
         supersedes = fields.get("supersedes")
         written: dict[str, str] = {}
         base = f"{now.date().isoformat()}-{slugify(title)}"
@@ -59,8 +61,12 @@ class Journal:
         def compose(current: str) -> str:
             preflight.refuse_damaged(path, current, rel)
             # an id must be a real entry's, not one shown in a code block (issue 15.13)
-            if supersedes is not None and supersedes not in preflight.entry_ids(current, rel):
-                raise NotFound(f"--supersedes {supersedes!r}: no {kind} with that id in {rel}")
+            if (
+                supersedes is not None
+                and supersedes not in records
+                and supersedes not in preflight.entry_ids(current, rel)
+            ):
+                raise NotFound(f"{SUPERSEDES} {supersedes!r}: no {kind} with that id in {rel}")
             entry_id = next_free_id(base, ids_in(current, rel) | beside)
             written["id"] = entry_id
             entry = Entry(entry_id, kind, "cold", title, now.date(), fields=fields, body=body)

@@ -7,9 +7,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import NotFound, UnsafePath
+from ..errors import BadValue, NotFound, UnsafePath
 from . import storage
 from .format import DECISIONS, LEARNINGS, PERSONA, Parsed, Problem, parse_entries
+from .records import read_records
 
 CONTEXT = "hot/context.json"
 GITIGNORE = """\
@@ -28,8 +29,8 @@ cold/*.md merge=union
 PERSONA_TEMPLATE = """\
 # Persona
 
-Who this agent is. This file is injected at the start of every session and is never mixed
-into memory. Edit it by hand.
+Who this agent is. Edit it by hand: once it says more than this template, it is injected at
+the start of every session (and never mixed into memory); until then nothing is.
 
 ## Identity
 
@@ -37,6 +38,12 @@ into memory. Edit it by hand.
 
 ## Standing preferences
 """
+# What ``init`` wrote before issue 25: a tree made then is as fresh as one made now.
+_EARLIER_TEMPLATES = (
+    "# Persona\n\nWho this agent is. This file is injected at the start of every session and "
+    "is never mixed\ninto memory. Edit it by hand.\n\n## Identity\n\n## Voice\n\n"
+    "## Standing preferences\n",
+)
 
 
 def day_log(root: Path, day: dt.date) -> Path:
@@ -51,12 +58,22 @@ def day_log(root: Path, day: dt.date) -> Path:
 TREE_PARTS = (PERSONA, "hot", "warm", "cold", "notes")
 
 
+def is_tree(folder: Path) -> bool:
+    """Whether ``folder`` holds any of :data:`TREE_PARTS`."""
+    return folder.is_dir() and any((folder / part).exists() for part in TREE_PARTS)
+
+
 def check_root(root: Path) -> None:
     if root.exists() and not root.is_dir():
         raise NotFound(f"{root}: is a file, not a memory tree (give --root a folder)")
     if not root.is_dir():
         raise NotFound(f"{root}: no memory tree here (run 'memsite init {root}' or pass --root)")
-    if not any((root / part).exists() for part in TREE_PARTS):
+    if not is_tree(root):
+        # the project folder given for its tree: `init` there would make a second tree
+        # beside the first (issue 25.3)
+        held = nested_tree(root)
+        if held is not None:
+            raise NotFound(f"{root} holds a memory tree at {held}: pass --root {held}")
         raise NotFound(
             f"{root}: not a memory tree (it holds none of persona.md, hot/, warm/, cold/, "
             f"notes/); run 'memsite init {root}' or pass --root"
@@ -64,6 +81,12 @@ def check_root(root: Path) -> None:
 
 
 MEMORY = "memory"
+
+
+def nested_tree(folder: Path) -> Path | None:
+    """``folder/memory`` when ``folder`` is not a tree itself but holds one there, else None."""
+    inner = folder / MEMORY
+    return inner if not is_tree(folder) and is_tree(inner) else None
 
 
 def find_root(start: Path) -> Path:
@@ -79,7 +102,7 @@ def find_root(start: Path) -> Path:
     for folder in (here, *here.parents):
         candidate = folder / MEMORY
         tried.append(str(candidate))
-        if candidate.is_dir() and any((candidate / part).exists() for part in TREE_PARTS):
+        if is_tree(candidate):
             return start / MEMORY if folder == here else candidate
         if (folder / ".git").exists():
             tried.append(f"and stopped at {folder}, the top of a git repository")
@@ -91,13 +114,32 @@ def find_root(start: Path) -> Path:
 
 
 def read_persona(root: Path) -> str | None:
-    """The text of ``persona.md``, or None when there is none or when its real path is outside
-    the tree: such a file is never read, injected or published (``check`` reports it)."""
+    """The text of ``persona.md`` to inject and publish, or None when there is none, when its
+    real path is outside the tree (such a file is never read; ``check`` reports it), or when
+    it is still :data:`PERSONA_TEMPLATE`: headings with nothing under them are not worth a
+    session's tokens (issue 25.8)."""
+    text = _persona_text(root)
+    return None if text is None or _is_template(text) else text
+
+
+def persona_is_template(root: Path) -> bool:
+    """Whether ``persona.md`` is still the template ``init`` wrote (nothing is injected)."""
+    text = _persona_text(root)
+    return text is not None and _is_template(text)
+
+
+def _persona_text(root: Path) -> str | None:
     try:
         raw = storage.read_inside(root, root / PERSONA)
     except (OSError, UnsafePath):
         return None
     return raw.decode("utf-8", errors="replace")
+
+
+def _is_template(text: str) -> bool:
+    # spacing and line endings an editor may change do not make it edited
+    words = text.lstrip("\ufeff").split()
+    return any(words == template.split() for template in (PERSONA_TEMPLATE, *_EARLIER_TEMPLATES))
 
 
 def markdown_files(root: Path) -> tuple[list[str], list[Problem]]:
@@ -150,10 +192,13 @@ def _points_inside(real_root: Path, path: Path) -> bool:
 
 @dataclass
 class TreeRead:
-    """Everything read from the tree in one pass."""
+    """Everything read from the tree in one pass: its entries (the decision records of its
+    ``[records]`` folders among them, issue 26), problems, the texts of its own files, and
+    apart from those the texts of the records (read in place, never published as files)."""
 
     parsed: Parsed = field(default_factory=Parsed)
     texts: dict[str, str] = field(default_factory=dict)
+    records: dict[str, str] = field(default_factory=dict)
 
 
 def read_file(root: Path, rel: str) -> tuple[Parsed, str | None]:
@@ -224,6 +269,10 @@ def read_tree(root: Path) -> TreeRead:
         result.parsed.problems.extend(parsed.problems)
         if text is not None:
             result.texts[rel] = text
+    found = read_records(root)
+    result.parsed.entries.extend(found.entries)
+    result.parsed.problems.extend(found.problems)
+    result.records.update(found.texts)
     return result
 
 
@@ -231,6 +280,12 @@ def init_tree(root: Path) -> tuple[list[str], list[str]]:
     """Create the skeleton; never overwrite. Returns (created, kept) relative paths."""
     if root.exists() and not root.is_dir():
         raise NotFound(f"{root}: is a file, not a folder")
+    held = nested_tree(root)
+    if held is not None:  # a second tree beside the project's own (issue 25.3)
+        raise BadValue(
+            f"{root} holds a memory tree at {held}: run 'memsite init {held}' "
+            "(init DIR makes DIR itself the tree)"
+        )
     root.mkdir(parents=True, exist_ok=True)
     files = {
         PERSONA: PERSONA_TEMPLATE,

@@ -94,6 +94,7 @@ class SearchIndex:
         # once, not once for Whoosh and again for the embeddings.
         self._chunked: dict[str, tuple[Stamp, tuple[bytes, list[Chunk]]]] = {}
         self._keep_chunked = meaning.available()
+        self._skipped: set[str] = set()  # files said to be skipped, once each
 
     # -- keeping it fresh -------------------------------------------------------------
 
@@ -143,10 +144,18 @@ class SearchIndex:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
-            return raw, []  # memsite check reports it; nothing to search
+            return self._skip(rel, raw, "not UTF-8; re-save it as UTF-8")
         if "\x00" in text:
-            return raw, []
+            return self._skip(rel, raw, "holds NUL bytes (binary?)")
         return raw, self.chunker(rel, text, fallback_date=day)
+
+    def _skip(self, rel: str, raw: bytes, why: str) -> tuple[bytes, list[Chunk]]:
+        """Nothing to search in ``rel``: said once, not silently (issue 25.8; check says
+        where)."""
+        if rel not in self._skipped:
+            self._skipped.add(rel)
+            self.notify(f"skipped {rel}: {why}")
+        return raw, []
 
     def _build(self, started: float) -> Refresh:
         self._ix = None

@@ -27,9 +27,11 @@ from whoosh.query import (
 
 from .. import meaning
 from ..payloads import passages
+from ..payloads.listing import clip
 from ..query import Filters
 from ..query import Query as Parsed
 from ..ranking import (
+    FLOOR_HITS,
     LEAD_CHARS,
     TOP_CHARS,
     TOP_HITS,
@@ -124,19 +126,41 @@ def search(  # type: ignore[no-untyped-def]
         limit,
     )
     terms = _terms(" ".join([query.words, *query.phrases]))
-    spans = passages.fit(spans, _weigher(searcher, terms), scores, TOP_HITS, TOP_CHARS, LEAD_CHARS)
+    weigh = _weigher(searcher, terms)
+    spans = passages.fit(spans, weigh, scores, TOP_HITS, TOP_CHARS, LEAD_CHARS)
     # recall's floor (issue 24): how large the index is and how many query words it holds
     documents = searcher.doc_count_all()
-    held = sum(1 for term in set(terms) if searcher.doc_frequency("body", term))
+    words = list(dict.fromkeys(terms))
+    frequencies = [searcher.doc_frequency("body", term) for term in words]
+    held = [df for df in frequencies if df]
+    scale = math.log(documents) if documents > 1 else 1.0
+    rarest = max((math.log(max(documents, 1) / (df + 1)) / scale for df in held), default=0.0)
+    hits = [span_hit(span, _snippet(span.seed.body, terms)) for span in spans]
+    # ...and the most of the query's words, weighed by idf (a word no document holds: ln N),
+    # that one of the first hits holds
+    idf = {
+        w: max(math.log(max(documents, 1) / (df + 1)), 0.0)
+        for w, df in zip(words, frequencies, strict=True)
+    }
+    total = sum(idf.values()) or 1.0
+    covered = max((_covered(h.text, idf) / total for h in hits[:FLOOR_HITS]), default=0.0)
     return [
         dataclasses.replace(
-            span_hit(span, _snippet(span.seed.body, terms)),
+            hit,
             words=section_scores.get(span.seed.id, 0.0),
             documents=documents,
-            terms=held,
+            terms=len(held),
+            asked=len(frequencies),
+            rarest=max(rarest, 0.0),
+            covered=covered,
         )
-        for span in spans
+        for span, hit in zip(spans, hits, strict=True)
     ]
+
+
+def _covered(text: str, idf: dict[str, float]) -> float:
+    """The idf of the query words ``text`` holds, summed."""
+    return sum(idf.get(word, 0.0) for word in {token.text for token in ANALYZER(text)})
 
 
 def _weigher(searcher, terms: list[str]) -> Callable[[str], float]:  # type: ignore[no-untyped-def]
@@ -348,8 +372,10 @@ def _filter_query(filters: Filters) -> Query | None:
 class _Bold(highlight.Formatter):
     between = " … "
 
-    def format_token(self, text, token, replace=False):  # type: ignore[no-untyped-def]
-        return "**" + highlight.get_text(text, token, replace) + "**"
+    def format_fragment(self, fragment, replace=False):  # type: ignore[no-untyped-def]
+        # cut where the text's own markup stays whole (issue 25.8)
+        marks = [(t.startchar, t.endchar) for t in fragment.matches if t.startchar is not None]
+        return clip(fragment.text, fragment.startchar, fragment.endchar, marks)
 
 
 SNIPPET_CHARS = 160
@@ -372,4 +398,4 @@ def _snippet(text: str, terms: list[str]) -> str:
 def plain(text: str) -> str:
     """``text`` on one line without bullets, cut at a word to :data:`SNIPPET_CHARS`."""
     flat = " ".join(_BULLET.sub("", text).split())
-    return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
+    return flat if len(flat) <= SNIPPET_CHARS else clip(flat, 0, SNIPPET_CHARS) + " …"

@@ -17,6 +17,7 @@ import whoosh
 from ...errors import MemsiteError
 from ...store import tree
 from ...store.format import PERSONA
+from ...store.records import record_stats
 from ..chunks import CHUNK_VERSION
 from .documents import SCHEMA_VERSION
 
@@ -44,7 +45,8 @@ def stat_tree(root: Path) -> dict[str, tuple[int, int]]:
     """``(mtime_ns, size)`` of every markdown file, as ``tree.markdown_files`` finds them.
 
     This runs before every query, so it walks with ``os.scandir`` and plain strings; a
-    tree with symbolic links takes the slower, checked walk of ``tree.markdown_files``.
+    tree with symbolic links takes the slower, checked walk of ``tree.markdown_files``. The
+    decision records of the ``[records]`` folders (issue 26) are files of the index too.
     """
     stats: dict[str, tuple[int, int]] = {}
     pending = [("", str(root))]
@@ -55,7 +57,7 @@ def stat_tree(root: Path) -> dict[str, tuple[int, int]]:
                 if entry.name.startswith("."):
                     continue
                 if entry.is_symlink():
-                    return _stat_checked(root)
+                    return {**_stat_checked(root), **record_stats(root)}
                 rel = prefix + entry.name
                 if entry.is_dir():
                     pending.append((rel + "/", entry.path))
@@ -63,7 +65,7 @@ def stat_tree(root: Path) -> dict[str, tuple[int, int]]:
                     with contextlib.suppress(OSError):
                         info = entry.stat()
                         stats[rel] = (info.st_mtime_ns, info.st_size)
-    return stats
+    return {**stats, **record_stats(root)}
 
 
 def _stat_checked(root: Path) -> dict[str, tuple[int, int]]:

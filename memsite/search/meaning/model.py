@@ -105,7 +105,7 @@ class Embedder:
         for row, encoding in enumerate(encodings):
             ids = np.asarray(encoding.ids, dtype=np.int64)
             if ids.size:
-                out[row] = self._table[np.clip(ids, 0, last)].mean(axis=0)
+                out[row] = self._table[np.clip(ids, 0, last)].astype(np.float32).mean(axis=0)
         return normalise_rows(out)
 
     def embed_one(self, text: str) -> np.ndarray:
@@ -139,7 +139,7 @@ class Embedder:
         self.calls += 1
         self.embedded += 1
         ids = np.clip(np.asarray(encoding.ids, dtype=np.int64), 0, len(self._table) - 1)
-        vector = (self._table[ids] * scale[:, None]).sum(axis=0, keepdims=True)
+        vector = (self._table[ids].astype(np.float32) * scale[:, None]).sum(axis=0, keepdims=True)
         return normalise_rows(vector)[0]
 
 
@@ -167,8 +167,8 @@ def package_folder() -> Path | None:
 def load() -> Embedder:
     """The model, loaded once per process from the files inside the installed wheel.
 
-    The embedding table and tokenizer are read straight from the wordllama package with
-    ``safetensors`` and ``tokenizers``. Importing wordllama itself would add 0.3 s to every
+    The embedding table (memory-mapped from its safetensors file) and the tokenizer
+    (``tokenizers``) are read straight from the wordllama package. Importing wordllama itself would add 0.3 s to every
     command (it imports pydantic, requests and toml, and configures the root logger), and
     its ``WordLlama.load()`` looks for the packaged tokenizer in the wrong folder and then
     tries to download it. Nothing here can download: no network code is loaded, the hub
@@ -176,14 +176,13 @@ def load() -> Embedder:
     """
     if not available():
         raise ModelUnavailable(
-            "semantic ranking needs the optional model: pip install 'memsite[semantic]', "
-            "or pass --lexical"
+            "semantic ranking needs the optional model, memsite's semantic extra: "
+            "pip install -e '/path/to/memsite[semantic]', or pass --lexical"
         )
     os.environ.update(_OFFLINE_ENV)
-    reinstall = "reinstall it with pip install --force-reinstall 'memsite[semantic]'"
+    reinstall = "reinstall it with pip install --force-reinstall -e '/path/to/memsite[semantic]'"
     try:
-        import numpy as np
-        from safetensors.numpy import load_file
+        import numpy as np  # noqa: F401 (the extra's own check: numpy is what reads the table)
         from tokenizers import Tokenizer
     except ImportError as err:
         raise ModelUnavailable(
@@ -200,9 +199,9 @@ def load() -> Embedder:
                 "or pass --lexical"
             )
     try:
-        table = np.ascontiguousarray(load_file(str(weights))[_TENSOR], dtype=np.float32)
+        table = _mapped_table(weights)
         tokenizer = Tokenizer.from_file(str(vocabulary))
-    except Exception as err:  # safetensors and tokenizers raise their own error types
+    except Exception as err:  # tokenizers raises its own error types
         raise ModelUnavailable(
             f"{package}: the embedding model does not load ({err}); {reinstall}, or pass --lexical"
         ) from err
@@ -211,6 +210,29 @@ def load() -> Embedder:
     tokenizer.no_padding()
     tokenizer.no_truncation()
     return Embedder(tokenizer, table)
+
+
+def _mapped_table(weights: Path) -> np.ndarray:
+    """The embedding table of the safetensors file, memory-mapped (issue 24): a query reads
+    the rows of its few tokens, not the whole table (the file is an 8-byte header length, a
+    JSON header naming each tensor's type, shape and byte range, then the tensors)."""
+    import json
+    import struct
+
+    import numpy as np
+
+    with weights.open("rb") as handle:
+        (length,) = struct.unpack("<Q", handle.read(8))
+        if length > 1_000_000:
+            raise ValueError(f"a header of {length:,} bytes")
+        header = json.loads(handle.read(length))
+    tensor = header[_TENSOR]
+    kind = {"F16": np.float16, "F32": np.float32}[tensor["dtype"]]
+    start, end = tensor["data_offsets"]
+    shape = tuple(tensor["shape"])
+    if len(shape) != 2 or end - start != shape[0] * shape[1] * np.dtype(kind).itemsize:
+        raise ValueError(f"{_TENSOR}: shape {shape} does not fill bytes {start}-{end}")
+    return np.memmap(weights, dtype=kind, mode="r", offset=8 + length + start, shape=shape)
 
 
 def weight_file(package: Path) -> Path:

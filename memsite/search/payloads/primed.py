@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ...errors import BUDGET
 from ..chunks import ID_LINE
 from ..ranking import Hit
 from .recall import PRIME_BUDGET, render_hit
@@ -79,7 +80,7 @@ class Primed:
         ]
         return (
             f"_Cut to fit {self.budget:,} tokens: {'; '.join(parts)}. "
-            f"--budget {self.needed:,} would hold it all._\n"
+            f"{BUDGET.given(self.needed)} would hold it all._\n"
         )
 
     @property

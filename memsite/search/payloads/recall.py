@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from ...errors import BUDGET
 from ...store.markup import slugify
 from ..chunks import ID_LINE
 from ..ranking import Hit, newest_first_among_ties
@@ -88,17 +89,33 @@ def render_hit(hit: Hit, base: str | None) -> str:
         lines = lines[1:]  # the heading is in the breadcrumb already
     # the citation carries the id
     body = "\n".join(line for line in lines if not ID_LINE.fullmatch(line)).strip()
-    return (
-        f"### {hit.date.isoformat()} · {hit.breadcrumb}\n{status_line(hit)}"
-        f"Source: {citation(hit, base)}\n\n{body}\n"
-    )
+    return f"### {dated(hit)}\n{status_line(hit)}Source: {citation(hit, base)}\n\n{body}\n"
+
+
+def dated(hit: Hit) -> str:
+    """A hit's heading: its date and breadcrumb, the date once (a day log's breadcrumb
+    starts with its day, issue 25)."""
+    day = hit.date.isoformat()
+    return hit.breadcrumb if hit.breadcrumb.startswith(day) else f"{day} · {hit.breadcrumb}"
+
+
+# what a decision record that does not hold is (issue 26): an agent must not act on it, and
+# a rejected one says why it was turned down, before the same thing is proposed again
+NOT_CURRENT = {
+    "rejected": "**Rejected**: considered and turned down; read its reasons before "
+    "proposing it again.\n",
+    "deprecated": "**Deprecated**: no longer holds; do not act on this one.\n",
+    "proposed": "**Proposed**: not decided yet.\n",
+    "superseded": "**Superseded**; do not act on this one.\n",
+}
 
 
 def status_line(hit: Hit) -> str:
-    """For a superseded hit, the line that says so and what holds now (else nothing)."""
+    """For a superseded hit, the line that says so and what holds now; for a decision
+    record that is rejected, deprecated or only proposed, the line that says so."""
     newer = hit.superseded_by
     if newer is None:
-        return ""
+        return NOT_CURRENT.get(hit.status or "", "")
     return (
         f"**Superseded** by {newer.title} ({newer.id}) on {newer.date.isoformat()}; "
         "do not act on this one.\n"
@@ -114,7 +131,7 @@ def _footer(left_out: int, budget: int, needed: int) -> str:
         return ""
     return (
         f"\n_{left_out} more matching item{'s' if left_out != 1 else ''} left out "
-        f"to stay within {budget:,} tokens (--budget {needed:,} would hold them all)._\n"
+        f"to stay within {budget:,} tokens ({BUDGET.given(needed)} would hold them all)._\n"
     )
 
 
@@ -143,7 +160,7 @@ def _assemble(blocks: list[str], left_out: int, budget: int, needed: int) -> str
         return (
             f"## Recalled memory\n\n_{left_out} matching item{'s' if left_out != 1 else ''} "
             f"left out: each alone exceeds {budget:,} tokens "
-            f"(--budget {needed:,} would hold them all)._\n"
+            f"({BUDGET.given(needed)} would hold them all)._\n"
             if left_out
             else ""
         )

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...errors import BUDGET, PATH
 from ...store import code, tree
 from ...store.format import DECISIONS, LEARNINGS
 from ...store.markup import FIELD_SHAPE
@@ -85,7 +86,7 @@ class Why:
 def target(root: Path, path: str) -> str:
     """``path`` as the entries store paths (relative to the repository root, normalised);
     ``InvalidInput`` when it is outside the repository."""
-    return code.normalise(path, code.repository_root(root), "PATH").rstrip("/")
+    return code.normalise(path, code.repository_root(root), PATH).rstrip("/")
 
 
 def why(
@@ -237,7 +238,7 @@ def fit(wanted: str, items: Sequence[Governing], budget: int, base: str | None) 
 def _assemble(wanted: str, blocks: list[str], left_out: int, budget: int, needed: int) -> str:
     more = (
         f"\n_{left_out} more item{'s' if left_out != 1 else ''} left out to stay within "
-        f"{budget:,} tokens (--budget {needed:,} would hold them all)._\n"
+        f"{budget:,} tokens ({BUDGET.given(needed)} would hold them all)._\n"
         if left_out
         else ""
     )

@@ -19,12 +19,17 @@ const BASE = new URL("../../search/memsite/", scriptUrl.split("?")[0]).href;
 
 let meta = null;
 const keys = new Set();
+const holders = new Map();  // a superseded entry's document -> the document that now holds
 const shards = new Map();
 const blocks = new Map();
 let latest = 0;  // the newest query asked
 let shown = 0;  // the newest query answered: an older answer arriving later is dropped
 
-self.__msKeys = (value) => { meta = value; value.keys.forEach((k) => keys.add(k)); };
+self.__msKeys = (value) => {
+  meta = value;
+  value.keys.forEach((k) => keys.add(k));
+  (value.successors || []).forEach(([old, holder]) => holders.set(old, holder));
+};
 self.__msShard = (key, terms) => { shards.set(key, terms); };
 self.__msDocs = (number, rows) => { blocks.set(number, rows); };
 
@@ -120,7 +125,7 @@ async function search(query, mine) {
   for (const number of touched) if (matched[number] > most) most = matched[number];
   const candidates = touched.filter((number) => matched[number] === most);
   candidates.sort((a, b) => score[b] - score[a]);
-  const top = candidates.slice(0, LIMIT);
+  const top = withHolders(candidates, score).slice(0, LIMIT);
   const needed = [...new Set(top.map((n) => Math.floor(n / meta.block)))];
   await load(needed.filter((block) => !blocks.has(block)).map((block) => `d/${block}.js`));
   if (mine < shown) return null;
@@ -139,6 +144,26 @@ async function search(query, mine) {
   });
   const suggest = [...best].sort((a, b) => b[1] - a[1]).slice(0, 1).map(([t]) => t);
   return { items, suggest };
+}
+
+// The entry that now holds goes right before each superseded one, moved up when it ranked
+// lower and added when the query missed it, as memsite search does (issue 25): a reader
+// acts on the first decision shown, so it is the one that holds.
+function withHolders(ranked, score) {
+  const out = [];
+  const placed = new Set();
+  for (const number of ranked) {
+    if (placed.has(number)) continue;
+    const holder = holders.get(number);
+    if (holder !== undefined && !placed.has(holder)) {
+      out.push(holder);
+      placed.add(holder);
+      if (score[holder] < score[number]) score[holder] = score[number];
+    }
+    out.push(number);
+    placed.add(number);
+  }
+  return out;
 }
 
 function escape(text) {

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ...errors import InvalidInput
+from ...errors import COMMIT, PATHS, InvalidInput, Param
 from ..model import Entry
 from .globs import compile as compile_glob
 from .globs import problem as glob_problem
@@ -40,7 +40,7 @@ def is_repository(repo: Path) -> bool:
     return (repo / ".git").exists()
 
 
-def normalise(path: str, repo: Path, name: str = "--path") -> str:
+def normalise(path: str, repo: Path, name: str | Param = PATHS) -> str:
     """``path`` as stored: relative to ``repo``, with ``.`` and ``..`` folded, ``/`` between
     parts, and a trailing ``/`` kept when given (a folder). ``InvalidInput`` for a path outside
     the repository, the repository itself, or one holding a comma."""
@@ -48,7 +48,7 @@ def normalise(path: str, repo: Path, name: str = "--path") -> str:
     if not text:
         raise InvalidInput(f"{name} is empty")
     if "," in text:
-        raise InvalidInput(f"{name} {path!r} contains a comma; give each path its own --path")
+        raise InvalidInput(f"{name} {path!r} contains a comma; give each path {PATHS.own}")
     folder = text.endswith("/")
     if text.startswith("/"):
         absolute = PurePosixPath(posixpath.normpath(text))
@@ -111,7 +111,7 @@ def resolve_commit(repo: Path, ref: str) -> str:
         )
         return found.decode().strip()
     except InvalidInput:
-        raise InvalidInput(f"--commit {ref!r} is not a commit of the repository {repo}") from None
+        raise InvalidInput(f"{COMMIT} {ref!r} is not a commit of the repository {repo}") from None
 
 
 def fields(
@@ -139,7 +139,7 @@ def _stored(path: str, repo: Path) -> str:
     clean = normalise(path, repo)
     why = pattern_problem(clean)
     if why is not None:
-        raise InvalidInput(f"--path {path!r} {why}")
+        raise InvalidInput(f"{PATHS} {path!r} {why}")
     return clean
 
 

@@ -275,11 +275,17 @@ def newest(root: Path, context: HotContext | None) -> Entry | None:
     return None
 
 
-def summarizer(command: str | None, timeout: float, clean: Callable[[str], str]) -> Summarize:
+def summarizer(
+    command: str | None,
+    timeout: float,
+    clean: Callable[[str], str],
+    notify: Callable[[str], None] = lambda message: None,
+) -> Summarize:
     """The summary memsite writes: the command's answer when it gives one, else the
-    extractive summary and a note that says why the command's is missing; ``clean``
-    (checking and redaction) is applied to both, as to every text written. ``timeout`` is
-    checked here, before anything runs: a nan or inf once reached ``subprocess``."""
+    extractive summary and a note that says why the command's is missing (told to ``notify``
+    too: a note inside the entry alone went unseen, issue 25.8); ``clean`` (checking and
+    redaction) is applied to both, as to every text written. ``timeout`` is checked here,
+    before anything runs: a nan or inf once reached ``subprocess``."""
     timeout = inputs.real(timeout, "timeout", inputs.MIN_SECONDS, inputs.MAX_SECONDS)
 
     def summarize(context: HotContext, entries: list[Entry]) -> tuple[str, str]:
@@ -296,7 +302,9 @@ def summarizer(command: str | None, timeout: float, clean: Callable[[str], str])
             # the command's answer, cleaned, still cannot be written: a checkpoint is never
             # lost over it (issue 22), the built-in summary is
             failure = f"the summarizer's answer cannot be written ({err})"
-        return clean(built), clean(inputs.clean(f"{failure}; the built-in summary is used"))
+        note = clean(inputs.clean(f"{failure}; the built-in summary is used"))
+        notify(f"checkpoint: {note}")
+        return clean(built), note
 
     return summarize
 
