@@ -80,6 +80,29 @@ BUDGET = Param("budget", "--budget")
 PATH = Param("path", "PATH")
 
 
+@dataclass(frozen=True)
+class Verb:
+    """A command a message tells the caller to run, as the running interface runs it: the
+    command line's ``'memsite session start TASK'``, the API's ``session_start(task)``, the
+    MCP server's ``the session_start tool``."""
+
+    cli: str
+    api: str
+    tool: str
+
+    def __format__(self, spec: str) -> str:
+        said = {FLAGS: f"'{self.cli}'", KEYWORDS: self.api, TOOLS: f"the {self.tool} tool"}
+        return format(said[_SPELLING.get()], spec)
+
+    def __str__(self) -> str:
+        return format(self)
+
+
+START_SESSION = Verb("memsite session start TASK", "start_session(task)", "session_start")
+SEARCH_IDS = Verb("memsite search", "search()", "search")
+CHECK_TREE = Verb("memsite check", "check()", "check")
+
+
 class MemsiteError(Exception):
     """Base class: every error memsite raises on purpose."""
 

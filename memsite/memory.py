@@ -9,8 +9,9 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import CATEGORY, COMMIT, PATHS, SUPERSEDES, WHY, InvalidInput, NotFound
+from .errors import CATEGORY, COMMIT, PATHS, SEARCH_IDS, SUPERSEDES, WHY, InvalidInput, NotFound
 from .search.facade import SearchFacade
+from .search.notices import Written, after_decision, before_learning
 from .store import code, inputs, storage, tree
 from .store.dates import days_before, moment_of
 from .store.format import DECISIONS, LEARNINGS
@@ -83,7 +84,7 @@ class Memory(SearchFacade):
         for entry in self.entries():
             if entry.id == entry_id:
                 return entry
-        raise NotFound(f"no entry with id {entry_id!r} (list ids with 'memsite search')")
+        raise NotFound(f"no entry with id {entry_id!r} (find ids with {SEARCH_IDS})")
 
     def get(self, ref: str) -> Any:
         """One entry by id, hit id or citation (``path#anchor``): a ``Found`` with its full
@@ -228,9 +229,10 @@ class Memory(SearchFacade):
         paths: Iterable[str] = (),
         commit: str | None = None,
         paths_from_session: bool = False,
-    ) -> str:
-        """Append a decision to ``cold/decisions.md``; returns its id. ``paths`` (files,
-        folders, globs relative to the repository root) and ``commit`` name the code it
+    ) -> Written:
+        """Append a decision to ``cold/decisions.md``; returns its id, whose
+        ``may_supersede`` names the current decisions it may replace (issue 27). ``paths``
+        (files, folders, globs relative to the repository root) and ``commit`` name the code it
         governs; ``paths_from_session`` adds the files the live session touched since its
         previous decision (issue 14)."""
         fields = {"why": self._intake.required(why, WHY)}
@@ -240,7 +242,8 @@ class Memory(SearchFacade):
             fields["supersedes"] = self._intake.line(supersedes, SUPERSEDES)
         touched = self._session_files() if paths_from_session else []
         code = self._code(paths, commit, touched)
-        return self._write_cold(DECISIONS, "decision", title, fields, tags, body, at, author, code)
+        made = self._write_cold(DECISIONS, "decision", title, fields, tags, body, at, author, code)
+        return after_decision(self.root, made, title, fields, self._notice)
 
     def learn(
         self,
@@ -255,17 +258,20 @@ class Memory(SearchFacade):
         author: str | None = None,
         paths: Iterable[str] = (),
         commit: str | None = None,
-    ) -> str:
-        """Append a learning to ``cold/learnings.md``; returns its id. ``supersedes`` names an
-        earlier learning this one corrects (it must exist); ``paths`` and ``commit`` as for
-        ``decide``."""
+    ) -> Written:
+        """Append a learning to ``cold/learnings.md``; returns its id, whose ``repeats`` names
+        the learning it repeats, also recorded as its ``Repeats`` (issue 27). ``supersedes``
+        names an earlier learning this one corrects (it must exist); ``paths`` and ``commit``
+        as for ``decide``."""
         fields = {"category": self._intake.line(category, CATEGORY)}
         if why is not None and why.strip():
             fields["why"] = self._intake.text(why, "why")
         if supersedes is not None:
             fields["supersedes"] = self._intake.line(supersedes, SUPERSEDES)
         code = self._code(paths, commit)
-        return self._write_cold(LEARNINGS, "learning", title, fields, tags, body, at, author, code)
+        repeats = before_learning(self.root, title, fields, tags, self._notice)
+        made = self._write_cold(LEARNINGS, "learning", title, fields, tags, body, at, author, code)
+        return Written(made, repeats=repeats)
 
     def log(
         self,

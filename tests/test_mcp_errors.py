@@ -208,3 +208,28 @@ def test_a_cut_answer_names_the_budget_parameter_not_a_flag(project: Path) -> No
         text = answer.content[0].text
         assert "would hold" in text, text
         assert "budget=" in text and not FLAG.search(text), text
+
+
+def test_the_persona_resource_says_the_template_is_not_read_yet(project: Path) -> None:
+    from mcp.shared.exceptions import MCPError
+
+    async def scenario(session: ClientSession) -> str:
+        try:
+            await session.read_resource("memsite://persona")
+        except MCPError as err:
+            return str(err)
+        return "read"
+
+    said = talk(project, scenario)
+    assert "still the template" in said and "no persona.md" not in said, said
+
+
+def test_a_tool_that_needs_a_session_names_the_tool_that_starts_one(project: Path) -> None:
+    async def scenario(session: ClientSession) -> list[str]:
+        progress = await session.call_tool("progress", {"step": "writing the cart"})
+        missing = await session.call_tool("get", {"id": "2026-01-01-nope"})
+        return [failed(progress), failed(missing)]
+
+    started, found = talk(project, scenario)
+    assert "the session_start tool" in started and "memsite session" not in started, started
+    assert "memsite search" not in found, found

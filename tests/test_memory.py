@@ -182,7 +182,7 @@ def test_unfinished_session_is_archived_when_the_next_one_starts(
 
 
 def test_progress_without_a_session_says_how_to_start_one(memory: Memory) -> None:
-    with pytest.raises(NotFound, match="memsite session start"):
+    with pytest.raises(NotFound, match=r"start_session\(task\)"):
         memory.progress("step")
 
 

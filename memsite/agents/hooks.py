@@ -14,6 +14,7 @@ on stdout, and exit code 0.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import os
 import re
@@ -90,8 +91,10 @@ def run(
             message = " ".join(f"{name}{err}".split())
             done.append(Answer(error=f"memsite hook: {message}; no context added"))
 
-    # a daemon thread: the caller can leave at the time limit without waiting for it
-    thread = threading.Thread(target=work, name="memsite-hook", daemon=True)
+    # a daemon thread: the caller can leave at the time limit without waiting for it; it runs
+    # in the caller's context, so messages name what the command line takes (issue 25.5)
+    context = contextvars.copy_context()
+    thread = threading.Thread(target=context.run, args=(work,), name="memsite-hook", daemon=True)
     thread.start()
     thread.join(time_limit)
     if done:

@@ -104,8 +104,8 @@ class MemoryTools:
         self._author(ctx)
         return self.memory
 
-    def _written(self, entry_id: str) -> out.Written:
-        return {"id": entry_id, "notices": list(self.memory.notices)}
+    def _written(self, entry_id: str, noticed: list[str] | None = None) -> out.Written:
+        return {"id": str(entry_id), "notices": [*self.memory.notices, *(noticed or [])]}
 
     # -- reading -------------------------------------------------------------------------
 
@@ -268,8 +268,9 @@ class MemoryTools:
         commit: Commit = None,
         allow_future: AllowFuture = False,
         allow_past: AllowPast = False,
-    ) -> out.Written:
-        """Record a decision and why it was made (appended to cold/decisions.md)."""
+    ) -> out.Decided:
+        """Record a decision and why it was made (appended to cold/decisions.md); the result
+        names the current decisions it may replace."""
         with allowing(self._signed(ctx), allow_future, allow_past) as memory:
             entry_id = memory.decide(
                 title,
@@ -282,7 +283,9 @@ class MemoryTools:
                 paths=paths or (),
                 commit=commit,
             )  # fmt: skip
-        return self._written(entry_id)
+        found = entry_id.may_supersede
+        written = self._written(entry_id, [notice.line() for notice in found])
+        return {**written, "may_supersede": [out.noticed(notice) for notice in found]}
 
     @one_call
     def learn(
@@ -299,8 +302,9 @@ class MemoryTools:
         commit: Commit = None,
         allow_future: AllowFuture = False,
         allow_past: AllowPast = False,
-    ) -> out.Written:
-        """Record a learning: a mistake and its correction, a fact worth keeping."""
+    ) -> out.Learned:
+        """Record a learning: a mistake and its correction, a fact worth keeping; the result
+        names the learning it repeats, if any."""
         with allowing(self._signed(ctx), allow_future, allow_past) as memory:
             entry_id = memory.learn(
                 title,
@@ -313,7 +317,9 @@ class MemoryTools:
                 paths=paths or (),
                 commit=commit,
             )  # fmt: skip
-        return self._written(entry_id)
+        again = entry_id.repeats
+        written = self._written(entry_id, [again.repeated()] if again is not None else [])
+        return {**written, "repeats": out.noticed(again) if again is not None else None}
 
     @one_call
     def log(

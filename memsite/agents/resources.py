@@ -34,6 +34,11 @@ class MemoryResources:
         def read() -> str:
             tree.check_root(self.memory.root)
             text = tree.read_persona(self.memory.root)
+            if text is None and tree.persona_is_template(self.memory.root):
+                raise ResourceError(
+                    f"{self.memory.root}: persona.md is still the template init wrote: "
+                    "nothing to read until a person edits it"
+                )
             if text is None:
                 raise ResourceError(f"{self.memory.root}: no persona.md (write one by hand)")
             return text

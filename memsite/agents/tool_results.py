@@ -23,6 +23,7 @@ from pydantic import TypeAdapter
 # pydantic reads TypedDicts from typing_extensions on Python < 3.12
 from typing_extensions import TypedDict
 
+from ..search.notices import Notice
 from ..search.payloads.listing import render_listing
 from ..search.payloads.tokens import estimate_tokens
 from ..search.ranking import Hit as Found
@@ -151,6 +152,37 @@ class Written(TypedDict):
 
     id: str
     notices: list[str]
+
+
+class Noticed(TypedDict):
+    """An entry a new one may replace or repeats (issue 27), and why it was named."""
+
+    id: str
+    title: str
+    date: str
+    why: str
+
+
+def noticed(notice: Notice) -> Noticed:
+    return {
+        "id": notice.id,
+        "title": notice.title,
+        "date": notice.date.isoformat(),
+        "why": notice.why,
+    }
+
+
+class Decided(Written):
+    """A new decision's id, with the current decisions it may replace (each one also a line
+    of ``notices``, saying how to name it with ``supersedes``)."""
+
+    may_supersede: list[Noticed]
+
+
+class Learned(Written):
+    """A new learning's id, with the learning it repeats (recorded as its ``Repeats``)."""
+
+    repeats: Noticed | None
 
 
 class Session(TypedDict):

@@ -5,7 +5,7 @@ that registers itself on the group when imported. Heavy modules (the index, the 
 imported inside the commands that need them, so the write commands stay fast.
 """
 
-from . import agents, recall, site, window, writing  # noqa: F401  (the commands register themselves)
+from . import agents, recall, setup, site, window, writing  # noqa: F401  (the commands register themselves)
 from .app import cli, main
 
 __all__ = ["cli", "main"]

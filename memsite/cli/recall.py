@@ -72,7 +72,7 @@ def index(ctx: click.Context, rebuild: bool) -> None:
 
 
 @cli.command()
-@click.argument("query")
+@click.argument("query", required=False)
 @click.option(
     "--limit",
     default=10,
@@ -96,11 +96,23 @@ def index(ctx: click.Context, rebuild: bool) -> None:
     help="Leave out decisions and learnings that were superseded (and decision records "
     "rejected or deprecated).",
 )
+@click.option(
+    "--recurring",
+    is_flag=True,
+    help="Instead, list the lessons that keep coming back: the learnings that repeat, grouped.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
 @LEXICAL
 @click.pass_context
-def search(ctx: click.Context, query: str, as_json: bool, **options: Any) -> None:
+def search(
+    ctx: click.Context, query: str | None, recurring: bool, as_json: bool, **options: Any
+) -> None:
     """Search memory with a natural-language QUERY ("quoted phrases", tag:x filters work)."""
+    if recurring:
+        _print_recurring(ctx, query, as_json)
+        return
+    if query is None:
+        raise click.UsageError("Missing argument 'QUERY' (or give --recurring).")
     hits = _memory(ctx).search(query, **options)
     if as_json:
         _dump([hit.to_dict() for hit in hits])
@@ -108,6 +120,26 @@ def search(ctx: click.Context, query: str, as_json: bool, **options: Any) -> Non
         click.echo("no matches", err=True)
     else:
         _print_hits(hits)
+
+
+def _print_recurring(ctx: click.Context, query: str | None, as_json: bool) -> None:
+    """``search --recurring``: each lesson recorded more than once, how many times and when,
+    the one that came back last first (issue 27)."""
+    from ..search.notices import recurring
+
+    if query is not None:
+        raise click.UsageError("--recurring lists every recurring lesson; give no QUERY with it")
+    found = recurring(_memory(ctx).entries("learning"))
+    if as_json:
+        _dump([group.to_dict() for group in found])
+        return
+    if not found:
+        click.echo("no lesson was recorded twice", err=True)
+    for group in found:
+        dates = ", ".join(e.date.isoformat() for e in group.occurrences)
+        click.echo(f"{group.count}× {group.latest.title} ({dates})")
+        for entry in group.occurrences:
+            click.echo(f"   {entry.path}#{entry.id} · {entry.date.isoformat()} · {entry.title}")
 
 
 def _prompt_text(prompt: str) -> str:

@@ -1,5 +1,5 @@
-"""Commands that write memory: init, session, progress, pending, decide, learn, log, note,
-check, prune.
+"""Commands that write memory: session, progress, pending, decide, learn, log, note, check,
+prune.
 
 Each parses its options, makes one ``Memory`` call, and echoes.
 """
@@ -7,105 +7,18 @@ Each parses its options, makes one ``Memory`` call, and echoes.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import click
 
-from ..errors import MemsiteError
 from ..memory import Memory
 from ..store.tree import persona_is_template
-from .app import _memory, at_options, cli, explicit_root, write_command
+from .app import _memory, at_options, cli, write_command
 from .options import Count, key_values
 from .paths import from_here
-from .records import RECORDS, add_records
+from .written import overlap_warnings, report
 
-
-@cli.command()
-@click.argument("directory", required=False, type=click.Path(path_type=str))
-@click.option(
-    "--ci",
-    type=click.Choice(["github", "gitlab"]),
-    help="Also write a CI workflow that checks the memory and publishes its site.",
-)
-@click.option(
-    "--install",
-    metavar="SPEC",
-    help="Where the CI workflow installs memsite from: a pip requirement, git URL, path or "
-    "wheel (default: how this copy was installed).",
-)
-@click.option(
-    "--techdocs",
-    is_flag=True,
-    help="With --ci: a workflow that builds the memory's Backstage TechDocs site and publishes "
-    "it (instead of the site's Pages workflow).",
-)
-@click.option(
-    "--claude",
-    is_flag=True,
-    help="Also write (or merge into) the project's .claude/settings.json: memsite's hooks for "
-    "every Claude Code event, calling this memsite by its absolute path.",
-)
-@RECORDS
-@click.pass_context
-def init(
-    ctx: click.Context,
-    directory: str | None,
-    ci: str | None,
-    install: str | None,
-    techdocs: bool,
-    claude: bool,
-) -> None:
-    """Create a memory tree (never overwrites anything)."""
-    from ..store.tree import init_tree
-
-    if install is not None and not ci:
-        raise click.UsageError("--install is for the CI workflow: give --ci github or gitlab too")
-    if techdocs and not ci:
-        raise click.UsageError("--techdocs is for the CI workflow: give --ci github or gitlab too")
-
-    # init never searches upwards: it makes ./memory unless told where (issue 10)
-    target = Path(directory or explicit_root(ctx) or "memory")
-    add_records(ctx, target)
-    created, kept = init_tree(target)
-    for rel in created:
-        click.echo(f"created {target / rel}")
-    for rel in kept:
-        click.echo(f"kept    {target / rel} (already there)")
-    from ..store.git import hot_ignored, ignore_outputs, keep_union_merges_whole
-
-    click.echo(hot_ignored(target))  # said to be ignored only when it is (issue 25.3)
-    said = keep_union_merges_whole(target)
-    if said:
-        click.echo(said)
-    ignored = ignore_outputs(Path.cwd())
-    if ignored:
-        click.echo(f"added {', '.join(ignored)} to .gitignore (what memsite builds, not memory)")
-    if claude:
-        from ..agents.settings import write_settings
-        from ..store.code import repository_root
-
-        try:
-            path, changed = write_settings(repository_root(target))
-        except MemsiteError as err:
-            raise click.ClickException(str(err)) from None
-        click.echo(f"{'wrote' if changed else 'kept   '} {path} (memsite's Claude Code hooks)")
-    if ci:
-        from ..site import workflows
-
-        how = workflows.given_install(install) if install else workflows.this_install(Path.cwd())
-        path, created = workflows.write_workflow(
-            Path.cwd(), ci, target.as_posix(), how, techdocs=techdocs
-        )
-        if not created:
-            click.echo(f"kept    {path} (already there; remove it to write it again)")
-            return
-        click.echo(f"created {path}; CI installs memsite with: {how.command}")
-        if not how.known:
-            click.echo(
-                f"edit {path}: memsite could not tell where it was installed from; replace "
-                f"{how.spec} with a pip requirement, or run memsite init --ci {ci} --install SPEC"
-            )
+JSON_HELP = "Print the id and what the write noticed as JSON."
 
 
 @cli.group()
@@ -276,6 +189,7 @@ def code_options(func: Any) -> Any:
     is_flag=True,
     help="Add the files the live session touched since its previous decision as paths.",
 )
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @write_command
 def decide(
     memory: Memory,
@@ -288,10 +202,12 @@ def decide(
     paths: tuple[str, ...],
     commit: str | None,
     paths_from_session: bool,
+    as_json: bool,
 ) -> None:
-    """Record a decision and its why in cold/decisions.md; prints the id."""
+    """Record a decision and its why in cold/decisions.md; prints the id, and on stderr each
+    current decision it may replace."""
     typed = from_here(memory, paths, "--path")
-    click.echo(
+    report(
         memory.decide(
             title,
             why,
@@ -302,7 +218,9 @@ def decide(
             paths=typed.paths,
             commit=commit,
             paths_from_session=paths_from_session,
-        )  # fmt: skip
+        ),  # fmt: skip
+        "decision",
+        as_json,
     )
     typed.warn()
 
@@ -314,6 +232,7 @@ def decide(
 @click.option("--supersedes", metavar="ID", help="The id of the learning this corrects.")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
 @code_options
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @write_command
 def learn(
     memory: Memory,
@@ -325,10 +244,12 @@ def learn(
     tags: tuple[str, ...],
     paths: tuple[str, ...],
     commit: str | None,
+    as_json: bool,
 ) -> None:
-    """Record a learning in cold/learnings.md; prints the id."""
+    """Record a learning in cold/learnings.md; prints the id, and on stderr the learning it
+    repeats."""
     typed = from_here(memory, paths, "--path")
-    click.echo(
+    report(
         memory.learn(
             title,
             category,
@@ -338,7 +259,9 @@ def learn(
             **write,
             paths=typed.paths,
             commit=commit,
-        )
+        ),
+        "learning",
+        as_json,
     )
     typed.warn()
 
@@ -383,8 +306,14 @@ def note(memory: Memory, write: dict[str, Any], title: str) -> None:
 @click.option(
     "--since", metavar="GIT-REF", help="Also fail if any entry changed or vanished since REF."
 )
+@click.option(
+    "--overlaps",
+    is_flag=True,
+    help="Also warn of current decisions that govern one path and answer one question.",
+)
+@click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
 @click.pass_context
-def check(ctx: click.Context, since: str | None) -> None:
+def check(ctx: click.Context, since: str | None, overlaps: bool, strict: bool) -> None:
     """Validate the tree; prints path:line: message, exits 1 on errors."""
     from ..store.check import audit_since, check_tree
 
@@ -392,6 +321,8 @@ def check(ctx: click.Context, since: str | None) -> None:
     problems = check_tree(root)
     if since:
         problems += audit_since(root, since)
+    if overlaps:
+        problems += overlap_warnings(root)
     for problem in problems:
         click.echo(f"{problem}")
     errors = sum(p.severity == "error" for p in problems)
@@ -399,7 +330,7 @@ def check(ctx: click.Context, since: str | None) -> None:
     if persona_is_template(root):  # not a problem of the tree, but why prime has no persona
         click.echo("persona.md is still the template: nothing injected (edit it)", err=True)
     click.echo(f"{errors} error(s), {warnings} warning(s)", err=True)
-    if errors:
+    if errors or (strict and warnings):
         ctx.exit(1)
 
 

@@ -10,6 +10,13 @@ finds them and every other backtick is an entity, so both always agree on what i
 Every escape is an entity (``&#91;``, ``&#96;``, ...), never a backslash: a backslash the
 author wrote before it would cancel it. The plugin's nh3 pass is a second line, but the
 ``--docs-only`` export has no such pass: the markdown alone must be inert.
+
+A fence is left unescaped as code only in a shape that ``pymdownx.superfences`` (the fences
+of every export's ``mkdocs.yml``) reads as the same code block: it rejects a fence with more
+than a language after it (``graphviz dot a.svg``, attributes, options), one indented beside
+its lines, or one closed by a longer or indented fence, and renders its lines as prose, raw
+HTML included. Any other code block is written again in that shape (``code_block``), showing
+the same lines, so no reader of the markdown takes them for prose.
 """
 
 from __future__ import annotations
@@ -23,13 +30,13 @@ from ..store.markup import (
     MAX_HEADINGS,
     MAX_NESTING,
     MAX_PARAGRAPH,
+    closed_fences,
     container_prefix,
     emphasis_marks,
     fence_open,
     is_heading,
     nesting,
     normalize_newlines,
-    outside_closed_fences,
     outside_spans,
     paragraph_size,
     paragraphs,
@@ -45,6 +52,9 @@ _DEFINITION = re.compile(r"\]:[ \t]*(\S*)")  # "]:" and the target after it, if 
 _AUTOLINK_CHARS = re.compile(r"[\x00-\x20]")
 _BACKTICKS = re.compile(r"`+")
 _ENTITY_LIKE = re.compile(r"&(?=#?[0-9A-Za-z]+;)")
+_FENCE = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)")  # a fence, as store.markup reads one
+# what may follow a fence for superfences to read a plain code block: a language word at most
+PLAIN_INFO = re.compile(r"[ \t]*[A-Za-z0-9_#.+-]*[ \t]*")
 # what a character outside code becomes when it must be text
 _ENTITY = {
     "<": "&lt;",
@@ -164,6 +174,29 @@ def _as_code(lines: list[str]) -> str:
     return "\n".join(["", fence, *lines, fence, ""])
 
 
+def plain_fence(fence: str, info: str) -> str:
+    """A fence's opening line with ``info`` after it when that is at most a language word,
+    else the language ``text``: a line every renderer reads as the same fence."""
+    return fence + info if PLAIN_INFO.fullmatch(info) else f"{fence}text"
+
+
+def code_block(lines: list[str]) -> list[str]:
+    """A closed code fence, its opening and closing lines included, in the one shape
+    ``pymdownx.superfences`` reads as the same block: unindented, at most a language after
+    it, and closed by the same fence. A block in another shape gets a backtick fence longer
+    than any backtick run in its lines (so none of them can close it) and its lines lose the
+    opener's indentation, as CommonMark shows them."""
+    found = _FENCE.fullmatch(lines[0])
+    assert found, lines[0]  # store.markup.closed_fences opens a block only on a fence
+    indent, marker, info = found.groups()
+    if not indent and PLAIN_INFO.fullmatch(info) and lines[-1].rstrip(" \t") == marker:
+        return lines
+    inner = [line[: len(indent)].lstrip(" ") + line[len(indent) :] for line in lines[1:-1]]
+    longest = max((len(run) for line in inner for run in _BACKTICKS.findall(line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [plain_fence(fence, info), *inner, fence]
+
+
 def _headings(lines: list[str], group: list[int], seen: int) -> tuple[set[int], set[int]]:
     """The lines of a paragraph that are heading text, and the heading lines beyond
     ``MAX_HEADINGS`` (``seen`` headings came before it)."""
@@ -200,8 +233,12 @@ def _bounded(line: str, heading: bool, beyond: bool) -> str:
 def escape_markdown(text: str, *, images: bool = False) -> str:
     """Memory text made safe to hand to the renderer (see the module docstring)."""
     lines = split_lines(normalize_newlines(text))  # as the renderer splits it
-    prose = [index for index, outside in outside_closed_fences(lines, MAX_FENCES) if outside]
     out = list(lines)
+    code: set[int] = set()
+    for start, end in closed_fences(lines)[:MAX_FENCES]:
+        out[start : end + 1] = code_block(lines[start : end + 1])
+        code.update(range(start, end + 1))
+    prose = [index for index in range(len(lines)) if index not in code]
     headings = 0
     for group in paragraphs(lines, prose):
         if paragraph_size(lines, group) > MAX_PARAGRAPH:

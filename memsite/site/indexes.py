@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -77,7 +77,11 @@ def tags(builder: PageBuilder, decisions: list[Entry], learnings: list[Entry]) -
         )
 
 
-def learnings(builder: PageBuilder, learnings: list[Entry]) -> list[dict[str, str]]:
+def learnings(
+    builder: PageBuilder, learnings: list[Entry], recurring: Sequence[object] = ()
+) -> list[dict[str, str]]:
+    """The learnings page (opening with the ``recurring`` lessons, issue 27) and a page per
+    category; returns the categories' nav."""
     grouped = _grouped(learnings, lambda entry: [category_of(entry)])
     shown = {slug: ", ".join(names) for slug, (names, _) in grouped.items()}
     ordered = sorted(grouped, key=lambda s: (-len(grouped[s][1]), shown[s].casefold()))
@@ -90,6 +94,7 @@ def learnings(builder: PageBuilder, learnings: list[Entry]) -> list[dict[str, st
         ],
         recent=learnings[:10],
         count=len(learnings),
+        recurring=list(recurring),
     )
     nav = []
     for slug in ordered:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..search.notices import recurring
 from ..search.supersession import supersession
 from ..store.format import classify
 from ..store.model import Entry
@@ -87,7 +88,7 @@ def build_site(
         current=sum(1 for e in decisions if builder.view(e)["status"] == "current"),
     )
     indexes.tags(builder, decisions, learnings)
-    categories = indexes.learnings(builder, learnings)
+    categories = indexes.learnings(builder, learnings, recurring(learnings))
     _activity(builder, activities, decisions, learnings)
     nav: list[Any] = [
         {"Home": "index.md"},

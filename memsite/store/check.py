@@ -17,7 +17,7 @@ from .session import hot
 
 def check_tree(root: Path) -> list[Problem]:
     """Every problem in the tree: unreadable files, bad headings and dates, duplicate ids,
-    dangling ``Supersedes``, a ``Paths`` glob that cannot be compiled, a broken
+    dangling ``Supersedes`` or ``Repeats``, a ``Paths`` glob that cannot be compiled, a broken
     ``hot/context.json``."""
     tree.check_root(root)
     read = tree.read_tree(root)
@@ -50,6 +50,13 @@ def check_tree(root: Path) -> list[Problem]:
                 )
             elif target.strip() == entry.id:
                 problems.append(Problem(entry.path, entry.line, "supersedes itself"))
+        again = entry.repeats if entry.kind == "learning" else None
+        if again is not None and (again not in ids_of["learning"] or again == entry.id):
+            problems.append(
+                Problem(
+                    entry.path, entry.line, f"repeats {again!r}, which is not another learning id"
+                )
+            )
         if entry.kind == "learning" and not entry.category:
             problems.append(
                 Problem(entry.path, entry.line, "learning has no Category field", "warning")

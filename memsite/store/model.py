@@ -20,7 +20,7 @@ class Entry:
     """One entry of memory, as read back from the tree.
 
     ``fields`` holds the ``- **Key:** value`` lines under the heading, keyed in lower case
-    (``why``, ``risk``, ``supersedes``, ``tags``, ``category``, ``author``); the id has its own
+    (``why``, ``risk``, ``supersedes``, ``repeats``, ``tags``, ``category``, ``author``); the id has its own
     attribute. ``details`` and ``result`` are used by activity entries only. ``path`` is
     relative to the memory root, ``line``/``end_line`` are 1-based and inclusive.
     """
@@ -54,6 +54,12 @@ class Entry:
     @property
     def supersedes(self) -> str | None:
         return self.fields.get("supersedes")
+
+    @property
+    def repeats(self) -> str | None:
+        """The id of the earlier learning this one repeats (issue 27), from ``Repeats``."""
+        value = (self.fields.get("repeats") or "").strip()
+        return value or None
 
     @property
     def author(self) -> str | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..errors import InvalidInput, WriteFailed
+from ..errors import CHECK_TREE, InvalidInput, WriteFailed
 from . import markup
 from .format import Problem, classify, parse_entries, parse_heading
 
@@ -58,7 +58,7 @@ def refuse_damaged(path: Path, text: str, rel: str) -> None:
     if problem is not None:
         raise WriteFailed(
             f"{path}:{problem.line}: {problem.message}; nothing was written: fix the file "
-            "by hand (run 'memsite check' to list its problems), then write again"
+            f"by hand ({CHECK_TREE} lists its problems), then write again"
         )
 
 

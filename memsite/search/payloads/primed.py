@@ -9,7 +9,7 @@ of the budget (:data:`PRIME_SHARES`); tokens a section does not use pass on to t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ...errors import BUDGET
@@ -122,6 +122,9 @@ class PrimeInputs:
     # comes first of all when ``lead`` (a window that was just compacted, issue 11)
     checkpoint: str = ""
     lead: bool = False
+    # how many times a learning's lesson was recorded, by its id, for those recorded more
+    # than once: they lead the learnings (issue 27)
+    recurring: Mapping[str, int] = field(default_factory=dict)
 
 
 def render_prime(inputs: PrimeInputs, budget: int = PRIME_BUDGET) -> Primed:
@@ -149,7 +152,7 @@ def render_prime(inputs: PrimeInputs, budget: int = PRIME_BUDGET) -> Primed:
     items = {
         "hot": [line + "\n" for line in hot.split("\n")] if hot else [],
         "decisions": _current_first(inputs.decisions, inputs.site),
-        "learnings": _current_first(inputs.learnings, inputs.site),
+        "learnings": _current_first(_recurring_first(inputs), inputs.site, inputs.recurring),
         "activity": _recent_work(inputs.activity),
     }
     heads = {name: "" if name == "hot" else f"## {title}\n\n" for name, title in titles.items()}
@@ -172,10 +175,26 @@ def render_prime(inputs: PrimeInputs, budget: int = PRIME_BUDGET) -> Primed:
     return Primed(budget, tuple(sections), needed)
 
 
-def _current_first(hits: Sequence[Hit], base: str | None) -> list[str]:
+def _recurring_first(inputs: PrimeInputs) -> list[Hit]:
+    """The learnings in their order, those whose lesson keeps coming back first."""
+    counts = inputs.recurring
+    return sorted(inputs.learnings, key=lambda hit: (hit.record or hit.id) not in counts)
+
+
+def _current_first(
+    hits: Sequence[Hit], base: str | None, recurring: Mapping[str, int] | None = None
+) -> list[str]:
     """Hits in their order with the current ones first; a superseded one is a single line
-    naming what holds now (issue 23: its body spent the budget on history)."""
-    current = [render_hit(hit, base) + "\n" for hit in hits if hit.superseded_by is None]
+    naming what holds now (issue 23: its body spent the budget on history). A learning in
+    ``recurring`` says how many times its lesson was recorded."""
+    counts = recurring or {}
+
+    def rendered(hit: Hit) -> str:
+        times = counts.get(hit.record or hit.id)
+        again = f"_Keeps coming back: recorded {times} times._\n\n" if times else ""
+        return again + render_hit(hit, base) + "\n"
+
+    current = [rendered(hit) for hit in hits if hit.superseded_by is None]
     older = [
         f"- Superseded: {hit.heading.split('—', 1)[-1].strip()} ({hit.record or hit.id}),"
         f" replaced by {hit.superseded_by.title} ({hit.superseded_by.id})\n"

@@ -1,6 +1,7 @@
 """What ``prime`` gathers for a session start: the persona, the live session, the decisions
-and learnings that match its task (the newest ones when there is no task), and the activity
-of the last days, handed to ``recall.render_prime`` to fit the budget."""
+and learnings that match its task (the newest ones when there is no task; the learnings whose
+lesson keeps coming back first), and the activity of the last days, handed to
+``recall.render_prime`` to fit the budget."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ...store import tree
 from ...store.format import DECISIONS, LEARNINGS
 from ...store.session import checkpoints, hot
 from ..chunks import Chunk, chunk_file
+from ..notices import recurring
 from ..ranking import Hit, Span, record_hit, span_hit
 from ..supersession import annotate, read_supersession
 from .primed import ACTIVITY_DAYS, Primed, PrimeInputs, render_prime
@@ -53,6 +55,7 @@ def prime(
         decisions = search("", limit=10, kind="decision")
         learnings = search("", limit=10, kind="learning")
     inputs = PrimeInputs(
+        recurring=recurrences(root),
         persona=persona,
         hot=hot.render(context) + governed(root, context.files_modified) if context else "",
         decisions=decisions,
@@ -63,6 +66,13 @@ def prime(
         lead=after_compact,
     )
     return render_prime(inputs, budget)
+
+
+def recurrences(root: Path) -> dict[str, int]:
+    """How many times each learning's lesson was recorded, for those recorded more than once
+    (issue 27: a lesson that keeps coming back is the one an agent most needs)."""
+    parsed, _ = tree.read_file(root, LEARNINGS)
+    return {e.id: r.count for r in recurring(parsed.entries) for e in r.occurrences}
 
 
 def newest(root: Path, rel: str, limit: int) -> list[Hit]:

@@ -10,8 +10,9 @@ emoji shortcode (``:smile:``) an image fetched from a CDN (``pymdownx.emoji``, w
 generator TechDocs lets no configuration change). Memory text
 is escaped for memsite's renderer, which knows none of these, so the export undoes each
 trigger here, showing the same text: a fence whose info string is more than a language word
-(which memsite reads as a fence, and ``pymdownx.superfences`` as prose or as attributes of the
-block) becomes a fence of plain ``text``, a snippet line gets the extension's own escape (one more
+(which ``pymdownx.superfences`` reads as prose or as attributes of the block) becomes a fence
+of plain ``text`` by escaping's one rule (``plain_fence``, which the escaper already applied
+to every code block of memory text), a snippet line gets the extension's own escape (one more
 ``;``, which it removes), a diagram fence's language becomes ``text`` and the other triggers
 get a zero-width space (U+200B) between their first two characters; so does a shortcode of
 the emoji index TechDocs uses (emojione), and no other ``:word:``.
@@ -22,6 +23,8 @@ from __future__ import annotations
 import functools
 import re
 
+from ..escaping import PLAIN_INFO, plain_fence
+
 ZERO_WIDTH = "\u200b"
 # a whole line that pymdownx.snippets reads as an inline or block snippet marker
 _SNIPPET = re.compile(
@@ -30,7 +33,6 @@ _SNIPPET = re.compile(
 )
 # a fence's opening (or closing) line, with what follows the fence
 _FENCE_LINE = re.compile(r"^(?P<open>[ \t>]*(?:`{3,}|~{3,}))(?P<info>.*)$", re.MULTILINE)
-_LANGUAGE = re.compile(r"[ \t]*[A-Za-z0-9_#.+-]*[ \t]*")
 # a PlantUML fence anywhere in a line (the extension does not anchor it); the language word.
 # (A Graphviz fence, "```graphviz dot FILE", has more than a language: _FENCE_LINE's.)
 _DIAGRAM_FENCE = re.compile(r"(?P<open>(?:~~~|```)[ ]*\{?\.?)(?P<lang>(?:c4)?(?:plant)?uml)")
@@ -41,12 +43,6 @@ _TRIGGERS = re.compile(
     r"|(?P<critic>\{)(?:\+\+|--|~~|>>|==)",  # a CriticMarkup mark
     re.MULTILINE,
 )
-
-
-def _fence(found: re.Match[str]) -> str:
-    if _LANGUAGE.fullmatch(found["info"]):
-        return found.group(0)
-    return f"{found['open']}text"
 
 
 _SHORTCODE = re.compile(r":[+\-\w]+:")
@@ -68,7 +64,7 @@ def _diagram(found: re.Match[str]) -> str:
     line_start = found.string.rfind("\n", 0, found.start()) + 1
     after = found.string[found.end() : found.end() + 1]
     if _LINE_START.fullmatch(found.string, line_start, found.start()):
-        if after and _LANGUAGE.fullmatch(after) and not after.isspace():
+        if after and PLAIN_INFO.fullmatch(after) and not after.isspace():
             return found.group(0)  # another language ("```umlaut"): no diagram
         # still a fence, now of plain text: a zero-width space here would make it none, and
         # what memsite escaped as code would be read as markup
@@ -83,7 +79,7 @@ def _broken(found: re.Match[str]) -> str:
 
 def inert(markdown: str) -> str:
     """A page's markdown with no trigger of TechDocs' extra extensions left in it."""
-    markdown = _FENCE_LINE.sub(_fence, markdown)
+    markdown = _FENCE_LINE.sub(lambda found: plain_fence(found["open"], found["info"]), markdown)
     markdown = _SNIPPET.sub(lambda found: f"{found['space']};", markdown)
     markdown = _DIAGRAM_FENCE.sub(_diagram, markdown)
     markdown = _TRIGGERS.sub(_broken, markdown)

@@ -10,7 +10,7 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...errors import InvalidInput, NotFound, WriteFailed
+from ...errors import START_SESSION, InvalidInput, NotFound, WriteFailed
 from .. import storage, tree
 from ..format import next_free_id, parse_entries
 from ..journal import Journal
@@ -172,7 +172,7 @@ def require(root: Path) -> HotContext:
     """The live session; NotFound when there is none."""
     context = hot.load(root)
     if context is None:
-        raise NotFound("no active session (start one with 'memsite session start TASK')")
+        raise NotFound(f"no active session (start one with {START_SESSION})")
     return context
 
 

@@ -1,0 +1,102 @@
+"""``memsite init``: a new memory tree, and what it can set up beside it (the ``[records]``
+folders, Claude Code's hooks, a CI workflow).
+
+It parses its options, makes the tree, and echoes what it created and what it kept.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..errors import MemsiteError
+from .app import cli, explicit_root
+from .records import RECORDS, add_records
+
+
+@cli.command()
+@click.argument("directory", required=False, type=click.Path(path_type=str))
+@click.option(
+    "--ci",
+    type=click.Choice(["github", "gitlab"]),
+    help="Also write a CI workflow that checks the memory and publishes its site.",
+)
+@click.option(
+    "--install",
+    metavar="SPEC",
+    help="Where the CI workflow installs memsite from: a pip requirement, git URL, path or "
+    "wheel (default: how this copy was installed).",
+)
+@click.option(
+    "--techdocs",
+    is_flag=True,
+    help="With --ci: a workflow that builds the memory's Backstage TechDocs site and publishes "
+    "it (instead of the site's Pages workflow).",
+)
+@click.option(
+    "--claude",
+    is_flag=True,
+    help="Also write (or merge into) the project's .claude/settings.json: memsite's hooks for "
+    "every Claude Code event, calling this memsite by its absolute path.",
+)
+@RECORDS
+@click.pass_context
+def init(
+    ctx: click.Context,
+    directory: str | None,
+    ci: str | None,
+    install: str | None,
+    techdocs: bool,
+    claude: bool,
+) -> None:
+    """Create a memory tree (never overwrites anything)."""
+    from ..store.tree import init_tree
+
+    if install is not None and not ci:
+        raise click.UsageError("--install is for the CI workflow: give --ci github or gitlab too")
+    if techdocs and not ci:
+        raise click.UsageError("--techdocs is for the CI workflow: give --ci github or gitlab too")
+
+    # init never searches upwards: it makes ./memory unless told where (issue 10)
+    target = Path(directory or explicit_root(ctx) or "memory")
+    add_records(ctx, target)
+    created, kept = init_tree(target)
+    for rel in created:
+        click.echo(f"created {target / rel}")
+    for rel in kept:
+        click.echo(f"kept    {target / rel} (already there)")
+    from ..store.git import hot_ignored, ignore_outputs, keep_union_merges_whole
+
+    click.echo(hot_ignored(target))  # said to be ignored only when it is (issue 25.3)
+    said = keep_union_merges_whole(target)
+    if said:
+        click.echo(said)
+    ignored = ignore_outputs(Path.cwd())
+    if ignored:
+        click.echo(f"added {', '.join(ignored)} to .gitignore (what memsite builds, not memory)")
+    if claude:
+        from ..agents.settings import write_settings
+        from ..store.code import repository_root
+
+        try:
+            path, changed = write_settings(repository_root(target))
+        except MemsiteError as err:
+            raise click.ClickException(str(err)) from None
+        click.echo(f"{'wrote' if changed else 'kept   '} {path} (memsite's Claude Code hooks)")
+    if ci:
+        from ..site import workflows
+
+        how = workflows.given_install(install) if install else workflows.this_install(Path.cwd())
+        path, created = workflows.write_workflow(
+            Path.cwd(), ci, target.as_posix(), how, techdocs=techdocs
+        )
+        if not created:
+            click.echo(f"kept    {path} (already there; remove it to write it again)")
+            return
+        click.echo(f"created {path}; CI installs memsite with: {how.command}")
+        if not how.known:
+            click.echo(
+                f"edit {path}: memsite could not tell where it was installed from; replace "
+                f"{how.spec} with a pip requirement, or run memsite init --ci {ci} --install SPEC"
+            )
