@@ -403,6 +403,7 @@ def memsite_context(project: Path, event_name: str, *args: str, **fields: Any) -
         **fields,
     }
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    env["MEMSITE_WARM"] = "off"  # the reference: what the hook recalls in its own process
     done = subprocess.run(
         [sys.executable, "-m", "memsite", "hook", *args],
         cwd=project,
@@ -481,6 +482,8 @@ def clean_env(home: Path, base_url: str, extra: Mapping[str, str] | None = None)
         DISABLE_ERROR_REPORTING="1",
         DISABLE_BUG_COMMAND="1",
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        # a warm process a run's hooks start leaves soon after the test is done with it
+        MEMSITE_WARM_IDLE="30",
     )
     env.update(extra or {})
     return env

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import os
 import shutil
 from pathlib import Path
 
@@ -8,6 +10,10 @@ import pytest
 
 from memsite import Memory
 from memsite.store.tree import init_tree
+
+# The per-turn hook's warm process (memsite/agents/warm.py) outlives the hook that starts it:
+# off for the suite, so no test leaves a server behind; tests/test_warm.py turns it on.
+os.environ["MEMSITE_WARM"] = "off"
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "memory"
@@ -53,3 +59,24 @@ def sample(tmp_path: Path) -> Path:
     target = tmp_path / "sample" / "memory"
     shutil.copytree(SAMPLE, target, ignore=shutil.ignore_patterns(".lock"))
     return target
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Stop every warm process a test's hooks started: a test that runs a hook with a clean
+    environment turns it back on, and the trees of pytest's temp folders outlive the run."""
+    import signal
+
+    try:
+        base = str(session.config._tmp_path_factory.getbasetemp())  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        return
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(b"memsite.agents.warm import serve" in a for a in argv) and any(
+            a.decode(errors="replace").startswith(base) for a in argv
+        ):
+            with contextlib.suppress(OSError):
+                os.kill(int(proc.name), signal.SIGTERM)

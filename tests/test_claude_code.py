@@ -8,7 +8,12 @@ tests that look at it."""
 from __future__ import annotations
 
 import datetime as dt
+import json
+import os
+import shutil
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -290,3 +295,44 @@ def test_two_sessions_at_once_keep_their_own_records(tmp_path: Path) -> None:
         [*_memsite(project), "check"], capture_output=True, text=True, timeout=60
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_a_prompt_answered_by_the_warm_process_reaches_the_model(tmp_path: Path) -> None:
+    """Issue 24: once a session has started the tree's warm process, the next session's
+    prompt is recalled by it, and what it recalls is what the model is sent."""
+    from memsite.agents import warm as warm_process
+
+    project = sample_project(tmp_path / "project")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    subprocess.run([sys.executable, "-m", "memsite", "index"], cwd=project, env=env, check=True)
+    first = run_claude(project, QUESTION, ["We switched to argon2id."])
+    assert first.returncode == 0, first.stderr
+    tree = (project / "memory").resolve()
+    path = warm_process.where(tree, tree.parent / ".memsite", lexical=False)
+    assert path is not None
+    deadline = time.monotonic() + 90
+    while (count := warm_process.ask(path, {"count": True})) is None:
+        assert time.monotonic() < deadline, "SessionStart started no warm process"
+        time.sleep(0.2)
+    before = count["answered"]
+    second = run_claude(project, QUESTION, ["We switched to argon2id."])
+    assert second.returncode == 0, second.stderr
+    after = warm_process.ask(path, {"count": True})
+    assert after is not None and after["answered"] == before + 1, (before, after)
+    sent = second.all_texts(second.messages[0])
+    assert "UserPromptSubmit hook additional context: ## Recalled memory" in sent
+    assert "argon2id" in sent
+    twin = tmp_path / "twin"
+    shutil.copytree(project / "memory", twin / "memory")
+    event = {"hook_event_name": "UserPromptSubmit", "session_id": "x", "prompt": QUESTION}
+    env["MEMSITE_WARM"] = "off"
+    own = subprocess.run(
+        [sys.executable, "-m", "memsite", "--root", str(twin / "memory"), "hook"],
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    recalled = json.loads(own.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert recalled.split("\n", 1)[1] in sent  # what the hook would have recalled itself

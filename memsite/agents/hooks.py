@@ -37,7 +37,7 @@ from ..store.inputs import MAX_TOKENS, clean
 from ..store.session import hot
 from ..store.session.capture import edited_file
 from ..store.session.summaries import MAX_SUMMARY
-from . import following
+from . import following, warm
 
 TIME_LIMIT = 5.0  # seconds; Claude Code waits for a hook, so memsite gives up first
 CONTEXT_CAP = HOOK_CONTEXT_CAP  # every answer fits Claude Code's cap (see recall.py)
@@ -204,13 +204,14 @@ def _answer(
         primed = memory.prime(
             budget=prime_budget, lexical=lexical, after_compact=compact, use_index=built
         )
+        if built:  # the prompts to come are answered by a warm process (issue 24)
+            warm.start(memory.root, memory.cache_dir, lexical)
         return _context(name, primed.markdown)
     if name == "UserPromptSubmit":
         prompt = _text(event, "prompt")
         following.flush(memory)
         following.on_prompt(memory, sid, prompt)
-        recalled = memory.recall(prompt, budget=recall_budget, lexical=lexical)
-        return _context(name, recalled.markdown)
+        return _context(name, _recall(memory, sid, prompt, recall_budget, lexical))
     trigger = event.get("trigger") if event.get("trigger") in TRIGGERS else "auto"
     if name == "PreCompact":
         following.flush(memory)
@@ -226,6 +227,20 @@ def _answer(
     else:
         following.on_end(memory, sid, _text(event, "reason") or "other")
     return ""
+
+
+def _recall(memory: Memory, sid: str, prompt: str, budget: int, lexical: bool) -> str:
+    """The recall for a prompt: from the tree's warm process when one answers, else made
+    here (and a warm process started for the next prompt, once the index is built)."""
+    path = warm.where(memory.root, memory.cache_dir, lexical) if warm.enabled() else None
+    if path is not None:
+        said = warm.recall(path, prompt, budget, following.file_of(memory, sid), warm.code_stamp())
+        if said is not None:
+            return said
+    markdown = memory.recall(prompt, budget=budget, lexical=lexical).markdown
+    if path is not None and is_built(memory.root, memory.cache_dir):
+        warm.start(memory.root, memory.cache_dir, lexical)
+    return markdown
 
 
 # the index, then the vectors of the semantic extra (a hybrid search brings them up to date)
@@ -244,20 +259,7 @@ def _build_in_background(memory: Memory) -> None:
     env = dict(os.environ)
     if memory.cache_dir is not None:
         env["MEMSITE_CACHE"] = str(memory.cache_dir)
-    for stream in (sys.stdout, sys.stderr):
-        stream.flush()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setsid()
-            if os.fork() == 0:
-                quiet = os.open(os.devnull, os.O_RDWR)
-                for fd in (0, 1, 2):
-                    os.dup2(quiet, fd)
-                os.execve(sys.executable, command, env)
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
+    warm.detached(command, env)
 
 
 class _Malformed(ValueError):
