@@ -182,3 +182,13 @@ def test_session_start_starts_the_server_and_hybrid_recall_is_the_same(tree: Pat
     assert (
         warm_answer.stdout == cold_answer.stdout and "move-the-session-store" in warm_answer.stdout
     )
+
+
+def test_a_socket_that_is_not_the_users_is_never_asked(tree: Path, tmp_path: Path) -> None:
+    """Someone else's socket (or a file posing as one) at the path: the hook answers itself."""
+    path = socket_of(tree)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("not a socket")
+    assert warm.ask(path, {"count": True}) is None
+    answer = prompt_hook(tree, PROMPT, "--lexical")
+    assert answer.returncode == 0 and "move-the-session-store" in answer.stdout

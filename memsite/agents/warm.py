@@ -97,11 +97,18 @@ def code_stamp() -> str:
 
 
 def ask(path: Path, request: dict[str, Any], timeout: float = ASK_TIMEOUT) -> dict[str, Any] | None:
-    """The warm process's answer to ``request``, or None when there is none to be had."""
+    """The warm process's answer to ``request``, or None when there is none to be had (or
+    the socket, or the process behind it, is not this user's: its answer would go into the
+    agent's context)."""
     try:
+        info = path.lstat()
+        if not stat.S_ISSOCK(info.st_mode) or info.st_uid != os.getuid():
+            return None
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.settimeout(timeout)
             conn.connect(os.fspath(path))
+            if not _ours(conn):
+                return None
             conn.sendall(json.dumps(request).encode("utf-8") + b"\n")
             said = _line(conn, MAX_REQUEST * 16, time.monotonic() + timeout)
     except (OSError, ValueError):
@@ -111,6 +118,18 @@ def ask(path: Path, request: dict[str, Any], timeout: float = ASK_TIMEOUT) -> di
     except ValueError:
         return None
     return answer if isinstance(answer, dict) else None
+
+
+def _ours(conn: socket.socket) -> bool:
+    """Whether the process at the other end of ``conn`` runs as this user (Linux tells;
+    elsewhere the socket file's owner, checked above, has to do)."""
+    if not hasattr(socket, "SO_PEERCRED"):
+        return True
+    import struct
+
+    size = struct.calcsize("3i")
+    _, uid, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, size))
+    return uid == os.getuid()
 
 
 def recall(
