@@ -29,7 +29,7 @@ from memsite import Memory
 from memsite.search import meaning
 from memsite.search.chunks import Chunk, chunk_file
 from memsite.search.evaluation.metrics import Labelled, judge, read_queries
-from memsite.search.ranking import FLOOR_BIAS, FLOOR_DOCS, FLOOR_WEIGHTS
+from memsite.search.payloads.floor import FLOOR_BIAS, FLOOR_DOCS, FLOOR_WEIGHTS
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent

@@ -110,8 +110,8 @@ class SearchFacade:
         from .payloads.standing import ROOM, with_one_checkpoint
 
         prompt, budget, limit = clean(prompt), _budget(budget), _limit(limit)
+        from .payloads.floor import relevant_enough
         from .query import parse_query
-        from .ranking import relevant_enough
         from .supersession import Chains, with_successors
 
         # an empty prompt recalls nothing, quietly: hooks pass every prompt (issue 13)

@@ -26,12 +26,11 @@ from whoosh.query import (
 )
 
 from .. import meaning
-from ..payloads import passages
+from ..payloads import floor, passages
 from ..payloads.listing import clip
 from ..query import Filters
 from ..query import Query as Parsed
 from ..ranking import (
-    FLOOR_HITS,
     LEAD_CHARS,
     TOP_CHARS,
     TOP_HITS,
@@ -128,39 +127,28 @@ def search(  # type: ignore[no-untyped-def]
     terms = _terms(" ".join([query.words, *query.phrases]))
     weigh = _weigher(searcher, terms)
     spans = passages.fit(spans, weigh, scores, TOP_HITS, TOP_CHARS, LEAD_CHARS)
-    # recall's floor (issue 24): how large the index is and how many query words it holds
-    documents = searcher.doc_count_all()
-    words = list(dict.fromkeys(terms))
-    frequencies = [searcher.doc_frequency("body", term) for term in words]
-    held = [df for df in frequencies if df]
-    scale = math.log(documents) if documents > 1 else 1.0
-    rarest = max((math.log(max(documents, 1) / (df + 1)) / scale for df in held), default=0.0)
     hits = [span_hit(span, _snippet(span.seed.body, terms)) for span in spans]
-    # ...and the most of the query's words, weighed by idf (a word no document holds: ln N),
-    # that one of the first hits holds
-    idf = {
-        w: max(math.log(max(documents, 1) / (df + 1)), 0.0)
-        for w, df in zip(words, frequencies, strict=True)
-    }
-    total = sum(idf.values()) or 1.0
-    covered = max((_covered(h.text, idf) / total for h in hits[:FLOOR_HITS]), default=0.0)
+    # recall's floor (issue 24): how large the index is, and what it holds of the query
+    documents = searcher.doc_count_all()
+    frequencies = {term: searcher.doc_frequency("body", term) for term in terms}
+    measured = floor.measure(documents, frequencies, (h.text for h in hits), _words)
     return [
         dataclasses.replace(
             hit,
             words=section_scores.get(span.seed.id, 0.0),
             documents=documents,
-            terms=len(held),
-            asked=len(frequencies),
-            rarest=max(rarest, 0.0),
-            covered=covered,
+            terms=measured.terms,
+            asked=measured.asked,
+            rarest=measured.rarest,
+            covered=measured.covered,
         )
         for span, hit in zip(spans, hits, strict=True)
     ]
 
 
-def _covered(text: str, idf: dict[str, float]) -> float:
-    """The idf of the query words ``text`` holds, summed."""
-    return sum(idf.get(word, 0.0) for word in {token.text for token in ANALYZER(text)})
+def _words(text: str) -> set[str]:
+    """The words of ``text`` as the index analyses them."""
+    return {token.text for token in ANALYZER(text)}
 
 
 def _weigher(searcher, terms: list[str]) -> Callable[[str], float]:  # type: ignore[no-untyped-def]
