@@ -8,7 +8,6 @@ tests that look at it."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import shutil
 import subprocess
@@ -324,15 +323,6 @@ def test_a_prompt_answered_by_the_warm_process_reaches_the_model(tmp_path: Path)
     assert "argon2id" in sent
     twin = tmp_path / "twin"
     shutil.copytree(project / "memory", twin / "memory")
-    event = {"hook_event_name": "UserPromptSubmit", "session_id": "x", "prompt": QUESTION}
-    env["MEMSITE_WARM"] = "off"
-    own = subprocess.run(
-        [sys.executable, "-m", "memsite", "--root", str(twin / "memory"), "hook"],
-        input=json.dumps(event),
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    recalled = json.loads(own.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert recalled.split("\n", 1)[1] in sent  # what the hook would have recalled itself
+    # what the hook would have recalled itself (memsite_context: in its own process)
+    recalled = memsite_context(twin, "UserPromptSubmit", prompt=QUESTION)
+    assert recalled.split("\n", 1)[1] in sent
