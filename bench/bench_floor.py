@@ -35,6 +35,10 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 
 
+# the sample's questions written to share no word with their answers (``semantic_queries``)
+PARAPHRASED = {q.query for q in read_queries(BENCH / "semantic_queries.jsonl")}
+
+
 def tuning(prompt: str) -> bool:
     """The fixed split: a prompt is in the tuning half when its hash's first byte is even."""
     return hashlib.sha1(prompt.encode("utf-8")).digest()[0] % 2 == 0
@@ -118,13 +122,20 @@ def main() -> None:
                 into = totals.setdefault((group, setting), [[], [], []])
                 for total, part in zip(into, found, strict=True):
                     total += part
+                if name == "sample":  # the paraphrased questions apart from the others
+                    for kind in ("questions", "paraphrased"):
+                        keep = [(q.query in PARAPHRASED) == (kind == "paraphrased") for q in on]
+                        into = totals.setdefault((f"  {kind}", setting), [[], [], []])
+                        for total, part in zip(into[1:], found[1:], strict=True):
+                            total += [x for x, k in zip(part, keep, strict=True) if k]
         if args.year:
             totals[("year", "lexical")] = [*measure_year(Path(tmp))]
-    print(f"  {'':16} {'off: nothing':>13} {'on: answer':>11} {'of found':>9}")
+    print(f"  {'':22} {'off: nothing':>13} {'on: answer':>11} {'of found':>9}")
     for (group, setting), (empty, held, unfloored) in totals.items():
         kept = sum(held) / max(sum(unfloored), 1)
+        off = f"{sum(empty) / len(empty):>8.2f} ({len(empty):>3})" if empty else " " * 14
         print(
-            f"  {group + ', ' + setting:16} {sum(empty) / len(empty):>8.2f} ({len(empty):>3})"
+            f"  {group + ', ' + setting:22} {off}"
             f" {sum(held) / len(held):>6.2f} ({len(held):>2}) {kept:>9.2f}"
         )
 

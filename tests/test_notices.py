@@ -213,7 +213,9 @@ def test_check_reports_a_repeats_that_names_no_learning(sample: Path) -> None:
 def test_search_recurring_groups_the_learnings_that_repeat(sample: Path) -> None:
     assert run(sample, "search", "--recurring").stderr == "no lesson was recorded twice\n"
     assert json.loads(run(sample, "search", "--recurring", "--json").stdout) == []
-    new_id = run(sample, "learn", REPEAT, "--category", "security").stdout.strip()
+    # dated, so the expected line does not move with the clock
+    at = ["--at", "2026-12-02T10:00:00"]
+    new_id = run(sample, "learn", REPEAT, "--category", "security", *at).stdout.strip()
     done = run(sample, "search", "--recurring")
     assert done.stdout.splitlines()[0] == f"2× {REPEAT} (2026-12-02, 2026-11-11)"
     assert f"cold/learnings.md#{new_id}" in done.stdout

@@ -5,6 +5,7 @@ entry; explicit search keeps returning its best hits."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from click.testing import CliRunner
 
 from memsite import Memory
 from memsite.cli import cli
+from memsite.search.payloads import floor
 
 OFF_TOPIC = [
     "thanks!",
@@ -20,6 +22,10 @@ OFF_TOPIC = [
     "reverse a linked list in C",
     "write a test",
     "center a div with CSS flexbox",
+    # each shares one word with an entry, by chance: no entry holds a second word of it
+    "what's the difference between a process and a thread?",
+    "merge two sorted arrays",
+    "sort a dictionary by value in Python",
     # long requests share a few words with many entries, none of them about the request
     "I have a Python script that reads a CSV file and writes a summary of the rows to stdout."
     " It is slow with big files, about two gigabytes. Can you make it stream the rows instead"
@@ -67,3 +73,15 @@ def test_the_hook_prints_nothing_for_an_off_topic_prompt(
     }
     done = CliRunner().invoke(cli, ["--root", str(sample), "hook"], input=json.dumps(event))
     assert (done.exit_code, done.stdout) == (0, "")
+
+
+def test_the_floor_measures_the_second_rare_word_of_the_hit_holding_most() -> None:
+    frequencies = {"argon2id": 1, "paramet": 3, "tune": 40, "rotat": 2}
+    words = lambda text: set(text.split())  # noqa: E731
+    # one hit holds two of the prompt's rare words: the rarer second one is measured
+    together = floor.measure(100, frequencies, ["tune", "argon2id paramet tune"], words)
+    assert together.second == pytest.approx(math.log(100 / 4) / math.log(100))
+    # the same words spread over two hits: no hit holds a second one
+    apart = floor.measure(100, frequencies, ["argon2id", "rotat"], words)
+    assert apart.second == 0.0
+    assert together.rarest == apart.rarest == pytest.approx(math.log(100 / 2) / math.log(100))

@@ -263,8 +263,10 @@ class Hit:
     # as a share of ln N (1: a word of one document)
     asked: int = 0
     rarest: float = 0.0
-    # ...and the largest share of the query's words (by idf) that one of the first hits holds
+    # ...and the largest share of the query's words (by idf) that one of the first hits holds,
+    # and the idf (as a share of ln N) of the second rarest query word that hit holds
     covered: float = 0.0
+    second: float = 0.0
 
     @property
     def citation(self) -> str:

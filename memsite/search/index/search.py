@@ -141,6 +141,7 @@ def search(  # type: ignore[no-untyped-def]
             asked=measured.asked,
             rarest=measured.rarest,
             covered=measured.covered,
+            second=measured.second,
         )
         for span, hit in zip(spans, hits, strict=True)
     ]
