@@ -5,7 +5,7 @@ README) and for all of them together, prints recall@5, MRR@10 and the characters
 the top 5, scored as ``memsite eval`` scores (a hit counts when its lines overlap a labelled
 section), for heading chunks (lexical, and hybrid when the semantic extra is installed) and
 for fixed 2,000-character windows indexed the same way, returned whole as issue 16 defines
-them, and cut to the same 5,000-character budget as heading chunks::
+them, and cut to the same budget (``TOP_CHARS``) as heading chunks::
 
     python bench/bench_devset.py [--devset ../shared/devset] [--records]
 
@@ -65,7 +65,7 @@ def run(corpus: Path, cache_dir: Path) -> dict[str, list]:
     if semantic.available():
         settings.append(("heading chunks, hybrid", chunk_file, False, True))
     settings.append(("2,000-char windows", window_chunks, True, False))
-    settings.append(("windows, top 5 in 5,000", window_chunks, True, True))
+    settings.append((f"windows, top 5 in {TOP_CHARS:,}", window_chunks, True, True))
     out: dict[str, list] = {}
     for name, chunker, lexical, budget in settings:
         with (

@@ -4,6 +4,7 @@ a long hit keeps, and that search, recall and eval see the cut hits with honest 
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,16 @@ def test_a_code_fence_is_one_block_and_is_not_split_at_its_blank_lines() -> None
     chunk = section_of(text)
     cut = trim([chunk], chunk, 400, lambda t: 1.0 if "zebrafish" in t else 0.0)
     assert cut is not None and code in cut.text
+
+
+def test_a_cut_span_keeps_a_passage_of_the_section_it_was_found_for() -> None:
+    context = "## Context\n\n" + filler(1, 150)
+    consequences = "## Consequences\n\nThe zebrafish queue is slower to start.\n\n" + filler(2, 150)
+    seed = replace(section_of(context, line=10), id="adr#context", position=1)
+    other = replace(section_of(consequences, line=14), id="adr#consequences", position=2)
+    found = trim([seed, other], seed, 200, lambda t: 1.0 if "zebrafish" in t else 0.0)
+    # the neighbour holds the query's word, but the hit is the Context's: its passage stays
+    assert found is not None and found.line < 14 and "zebrafish" not in found.text
 
 
 def test_a_span_that_fits_is_not_cut() -> None:
