@@ -12,14 +12,13 @@ decides whether to recall, not what. The measures are the fields every hit carri
 (``matched``, ``unknown``, ``rarest``, ``second`` as :func:`floor.relevance` reads them),
 of every prompt with a hit (the coverage rule, which refuses some of them, is not fitted).
 A logistic regression, each (memory group, label) pair weighed alike, L2 0.01 on
-standardised measures; about two minutes.
+standardised measures; about 40 seconds.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import tempfile
 from collections import Counter
@@ -34,23 +33,15 @@ from memsite.search import meaning
 from memsite.search.chunks import Chunk, chunk_file
 from memsite.search.evaluation.metrics import judge, read_queries
 from memsite.search.payloads import floor
+from memsite.search.payloads.recall import RECALL_LIMIT
+from memsite.search.payloads.standing import ROOM
 
-NAMES = list(floor.FLOOR_WEIGHTS)
+NAMES = list(floor.FLOOR_WEIGHTS)  # the order of signals()
 
 
 def signals(hits) -> list[float] | None:  # type: ignore[no-untyped-def]
-    """The floor's measures of a prompt's hits (None for no hits)."""
-    if not hits:
-        return None
-    first = hits[0]
-    unit = math.log(min(max(h.documents for h in hits), floor.FLOOR_GROWS_TO) / floor.FLOOR_DOCS)
-    asked = max(first.asked, first.terms, 1)
-    return [
-        math.log1p(max(h.words for h in hits) / unit),
-        (asked - first.terms) / asked,
-        first.rarest,
-        first.second,
-    ]
+    """The floor's measures of a prompt's hits, in FLOOR_WEIGHTS' order (None for no hits)."""
+    return list(floor.signals(hits).values()) if hits else None
 
 
 def rows_of(root: Path, cache_dir: Path, on, off: list[str], group: str):  # type: ignore[no-untyped-def]
@@ -61,7 +52,7 @@ def rows_of(root: Path, cache_dir: Path, on, off: list[str], group: str):  # typ
 
     lexical = not meaning.available()
     with Memory(root, cache_dir=cache_dir, notify=lambda _: None) as memory:
-        asked = 13  # what recall asks the search for (RECALL_LIMIT + standing.ROOM)
+        asked = RECALL_LIMIT + ROOM  # what recall asks the search for
         for q in off:
             yield group, 0, signals(memory.search(q, limit=asked, lexical=True))
         for q in on:

@@ -57,25 +57,31 @@ FLOOR_GROWS_TO = 1_000
 FLOOR_COVERED = 0.25
 
 
-def relevance(hits: Sequence[Hit]) -> float:
-    """How much the query looks like it is about the memory: at least 0 to recall at all."""
-    if not hits:
-        return -math.inf
-    documents = max(hit.documents for hit in hits)
-    if documents <= FLOOR_DOCS:
-        return math.inf
-    unit = math.log(min(documents, FLOOR_GROWS_TO) / FLOOR_DOCS)
+def signals(hits: Sequence[Hit]) -> dict[str, float]:
+    """The measures :data:`FLOOR_WEIGHTS` weighs, of a query's (non-empty) ``hits`` in an
+    index of more than FLOOR_DOCS documents; ``bench/fit_floor.py`` fits the weights on
+    them."""
+    unit = math.log(min(max(hit.documents for hit in hits), FLOOR_GROWS_TO) / FLOOR_DOCS)
     first = hits[0]
     asked = max(first.asked, first.terms, 1)
-    signals = {
+    return {
         "matched": math.log1p(max(hit.words for hit in hits) / unit),
         "unknown": (asked - first.terms) / asked,
         "rarest": first.rarest,
         "second": first.second,
     }
-    if first.covered < FLOOR_COVERED:
+
+
+def relevance(hits: Sequence[Hit]) -> float:
+    """How much the query looks like it is about the memory: at least 0 to recall at all."""
+    if not hits:
         return -math.inf
-    return FLOOR_BIAS + sum(FLOOR_WEIGHTS[name] * value for name, value in signals.items())
+    if max(hit.documents for hit in hits) <= FLOOR_DOCS:
+        return math.inf
+    if hits[0].covered < FLOOR_COVERED:
+        return -math.inf
+    measured = signals(hits)
+    return FLOOR_BIAS + sum(FLOOR_WEIGHTS[name] * value for name, value in measured.items())
 
 
 def relevant_enough(hits: Sequence[Hit]) -> bool:
@@ -96,7 +102,7 @@ class Measures:
     terms: int
     rarest: float
     covered: float
-    second: float = 0.0
+    second: float
 
 
 def measure(
