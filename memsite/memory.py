@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import CATEGORY, COMMIT, PATHS, SEARCH_IDS, SUPERSEDES, WHY, InvalidInput, NotFound
+from .errors import CATEGORY, SEARCH_IDS, SUPERSEDES, WHY, InvalidInput, NotFound
 from .search.facade import SearchFacade
 from .search.notices import Written, after_decision, before_learning
-from .store import code, inputs, storage, tree
+from .store import inputs, storage, tree
 from .store.dates import days_before, moment_of
 from .store.format import DECISIONS, LEARNINGS
 from .store.intake import Intake
@@ -240,8 +240,8 @@ class Memory(SearchFacade):
             fields["risk"] = self._intake.text(risk, "risk")
         if supersedes is not None:
             fields["supersedes"] = self._intake.line(supersedes, SUPERSEDES)
-        touched = self._session_files() if paths_from_session else []
-        code = self._code(paths, commit, touched)
+        touched = live.files_since_decision(self.root, self._notice) if paths_from_session else []
+        code = self._intake.code(self.root, paths, commit, touched)
         made = self._write_cold(DECISIONS, "decision", title, fields, tags, body, at, author, code)
         return after_decision(self.root, made, title, fields, self._notice)
 
@@ -268,7 +268,7 @@ class Memory(SearchFacade):
             fields["why"] = self._intake.text(why, "why")
         if supersedes is not None:
             fields["supersedes"] = self._intake.line(supersedes, SUPERSEDES)
-        code = self._code(paths, commit)
+        code = self._intake.code(self.root, paths, commit)
         repeats = before_learning(self.root, title, fields, tags, self._notice)
         made = self._write_cold(LEARNINGS, "learning", title, fields, tags, body, at, author, code)
         return Written(made, repeats=repeats)
@@ -298,7 +298,7 @@ class Memory(SearchFacade):
         body = self._intake.text(body, "body")
         now = self._when(at)
         tree.check_root(self.root)
-        code = self._code(paths, commit)
+        code = self._intake.code(self.root, paths, commit)
         author = self._author(author)
         return self._journal.append_activity(now, action, clean, result, body, author, code=code)
 
@@ -354,36 +354,6 @@ class Memory(SearchFacade):
         """The author to sign with, redacted like every other text written (issue 15.5)."""
         name = author if author is not None else self.author
         return self._intake.line(name, "author") if name else name
-
-    def _code(
-        self, paths: Iterable[str], commit: str | None, touched: Iterable[str] = ()
-    ) -> dict[str, str]:
-        """The ``paths`` and ``commit`` fields (issue 14): checked, redacted, normalised."""
-        if isinstance(paths, str):
-            paths = [paths]
-        given = [self._intake.line(path, PATHS) for path in paths]
-        ref = self._intake.line(commit, COMMIT) if commit is not None else None
-        loose = [self._intake.line(path, "file") for path in touched]
-        fields, skipped = code.fields(self.root, given, ref, loose=loose)
-        for path in skipped:
-            self._notice(
-                f"--paths-from-session: {path!r} is not a path of the repository; left out"
-            )
-        return fields
-
-    def _session_files(self) -> list[str]:
-        """The files the live session touched since its previous decision."""
-        tree.check_root(self.root)
-        context = hot.load(self.root)
-        if context is None:
-            raise InvalidInput(
-                "--paths-from-session: no live session; name the code with --path, or start a "
-                "session with: memsite session start TASK"
-            )
-        files = context.files_modified[context.decided_files :]
-        if not files:
-            self._notice("--paths-from-session: no files touched since the previous decision")
-        return files
 
     def _write_cold(
         self,

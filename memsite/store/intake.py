@@ -3,11 +3,13 @@ redacted, each redaction reported through ``notice``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
-from ..errors import ALLOW_SECRETS, BadValue, Param
+from ..errors import ALLOW_SECRETS, COMMIT, PATHS, BadValue, Param
 from . import inputs
+from .code import fields as code_fields
 from .redact import redact
 
 
@@ -54,3 +56,19 @@ class Intake:
         key = inputs.detail_key(value)
         clean = self.redact(key, "detail key")
         return clean if clean == key else clean.replace(":", "")
+
+    def code(
+        self, root: Path, paths: Iterable[str], commit: str | None, touched: Iterable[str] = ()
+    ) -> dict[str, str]:
+        """The ``paths`` and ``commit`` fields of an entry in the tree at ``root`` (issue 14):
+        checked, redacted, normalised; ``touched`` (the session's files) are kept only when
+        they are paths of the repository."""
+        if isinstance(paths, str):
+            paths = [paths]
+        given = [self.line(path, PATHS) for path in paths]
+        ref = self.line(commit, COMMIT) if commit is not None else None
+        loose = [self.line(path, "file") for path in touched]
+        fields, skipped = code_fields(root, given, ref, loose=loose)
+        for path in skipped:
+            self.notice(f"--paths-from-session: {path!r} is not a path of the repository; left out")
+        return fields

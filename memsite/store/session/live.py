@@ -7,6 +7,7 @@ Takes text already checked and redacted and a ``now`` already chosen, like the j
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -174,6 +175,22 @@ def require(root: Path) -> HotContext:
     if context is None:
         raise NotFound(f"no active session (start one with {START_SESSION})")
     return context
+
+
+def files_since_decision(root: Path, notice: Callable[[str], None]) -> list[str]:
+    """The files the live session touched since its previous decision (``decide``'s
+    ``paths_from_session``, issue 14); ``notice`` hears when there are none."""
+    tree.check_root(root)
+    context = hot.load(root)
+    if context is None:
+        raise InvalidInput(
+            "--paths-from-session: no live session; name the code with --path, or start a "
+            "session with: memsite session start TASK"
+        )
+    files = context.files_modified[context.decided_files :]
+    if not files:
+        notice("--paths-from-session: no files touched since the previous decision")
+    return files
 
 
 def archive(
