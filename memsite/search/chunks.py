@@ -159,7 +159,7 @@ def _entry_chunks(entry: Entry, lines: list[str], found: list[Heading], title: s
                 breadcrumb=(title, name),
                 line=entry.line,
                 end_line=entry.end_line,
-                text=_text(lines, start, stop),
+                text=markup.span_text(lines, start, stop),
                 **base,  # type: ignore[arg-type]
             )
         ]
@@ -180,8 +180,8 @@ def _entry_chunks(entry: Entry, lines: list[str], found: list[Heading], title: s
                 heading=sub.text if sub else heading,
                 breadcrumb=(title, name, *stack.values()),
                 line=first + 1,
-                end_line=_last_line(lines, first, end),
-                text=_text(lines, first, end),
+                end_line=markup.last_line(lines, first, end),
+                text=markup.span_text(lines, first, end),
                 lead=lead if sub else "",
                 heading_lines=(sub.end - sub.start) if sub else 1,
                 **base,  # type: ignore[arg-type]
@@ -277,8 +277,8 @@ def _gap_chunk(
             tier=tier,
             date=day,
             line=start + 1,
-            end_line=_last_line(lines, start, stop),
-            text=_text(lines, start, stop),
+            end_line=markup.last_line(lines, start, stop),
+            text=markup.span_text(lines, start, stop),
             heading_lines=0,
         )
     ]
@@ -312,7 +312,7 @@ def _note_chunks(
                 record = f"{file_record}#{heading.anchor}" if match else file_record
                 record_date = _date(match.group(1)) if match else file_date
                 record_date = record_date or file_date
-        section_text = _text(lines, first, end)
+        section_text = markup.span_text(lines, first, end)
         date = _heading_or_line_date(heading, lines[first:end]) or record_date
         crumbs = (title, *(v for v in stack.values() if v != title))
         sections.append((record, heading, first, end, section_text, date, crumbs))
@@ -324,7 +324,7 @@ def _note_chunks(
         positions[record] = position + 1
         if position == 0:
             opening = crumbs[1] if record != file_record and len(crumbs) > 1 else title
-            leads[record] = _clip(f"{opening}. {_prose(section_text)}")
+            leads[record] = _clip(f"{opening}. {markup.prose(section_text)}")
         anchor = heading.anchor if heading else ""
         chunk_id = record if position == 0 else f"{record}#{anchor or first + 1}"
         chunks.append(
@@ -340,7 +340,7 @@ def _note_chunks(
                 tier=tier,
                 date=date,
                 line=first + 1,
-                end_line=_last_line(lines, first, end),
+                end_line=markup.last_line(lines, first, end),
                 text=section_text,
                 category=category,
                 tags=tags,
@@ -386,16 +386,6 @@ def _date(text: str) -> dt.date | None:
         return None
 
 
-def _prose(text: str) -> str:
-    """Paragraph text of a section: no headings or code fences."""
-    lines = markup.split_lines(text)
-    return " ".join(
-        lines[i].strip()
-        for i, outside in markup.outside_fences(lines)
-        if outside and lines[i].strip() and not markup.heading_level(lines[i])
-    )
-
-
 def _size(lines: list[str], start: int, stop: int) -> int:
     return sum(len(line) + 1 for line in lines[start:stop])
 
@@ -403,14 +393,3 @@ def _size(lines: list[str], start: int, stop: int) -> int:
 def _clip(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= LEAD_CHARS else text[:LEAD_CHARS].rsplit(" ", 1)[0]
-
-
-def _last_line(lines: list[str], start: int, stop: int) -> int:
-    """1-based last non-blank line of ``lines[start:stop]`` (the start line at least)."""
-    while stop > start + 1 and not lines[stop - 1].strip():
-        stop -= 1
-    return stop
-
-
-def _text(lines: list[str], start: int, stop: int) -> str:
-    return "\n".join(lines[start : _last_line(lines, start, stop)])

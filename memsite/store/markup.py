@@ -301,6 +301,28 @@ def emphasis_marks(line: str) -> list[int]:
     ]
 
 
+def prose(text: str) -> str:
+    """Paragraph text of a section, on one line: no headings or code fences."""
+    lines = split_lines(text)
+    return " ".join(
+        lines[i].strip()
+        for i, outside in outside_fences(lines)
+        if outside and lines[i].strip() and not heading_level(lines[i])
+    )
+
+
+def last_line(lines: list[str], start: int, stop: int) -> int:
+    """1-based last non-blank line of ``lines[start:stop]`` (the start line at least)."""
+    while stop > start + 1 and not lines[stop - 1].strip():
+        stop -= 1
+    return stop
+
+
+def span_text(lines: list[str], start: int, stop: int) -> str:
+    """``lines[start:stop]`` joined, without the blank lines that end them."""
+    return "\n".join(lines[start : last_line(lines, start, stop)])
+
+
 def paragraph_size(lines: list[str], group: list[int]) -> int:
     return sum(len(lines[index]) + 1 for index in group) - 1
 
