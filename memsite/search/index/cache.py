@@ -25,7 +25,6 @@ import os
 import shutil
 import tempfile
 import time
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -41,7 +40,7 @@ from ..query import Filters
 from ..query import Query as Parsed
 from ..ranking import Hit
 from . import codec, related, search
-from .damage import is_damage
+from .damage import is_damage, quiet_leaks
 from .documents import SCHEMA, file_documents, records_chunks, replace_documents
 from .place import content_hash, default_cache_dir, index_key
 from .state import (
@@ -238,7 +237,7 @@ class SearchIndex:
         return self._state_cache[1]
 
     def _open(self) -> whoosh.index.Index:
-        with _quiet_leaks():
+        with quiet_leaks():
             try:
                 ix = whoosh.index.open_dir(str(self.folder))
             except Exception as err:  # Whoosh raises many kinds on damaged files
@@ -301,7 +300,7 @@ class SearchIndex:
         memsite's and is raised as it is, with the index left alone.
         """
         failure = ""
-        with _quiet_leaks():
+        with quiet_leaks():
             for _ in range(2):
                 try:
                     return ask(self._fresh_searcher())
@@ -394,13 +393,3 @@ class SearchIndex:
             ).store
         finally:
             self._chunked.clear()
-
-
-@contextlib.contextmanager
-def _quiet_leaks() -> Iterator[None]:
-    """Whoosh leaves the file it was reading open when it fails on a damaged index: the
-    caller collects such files inside this block, quietly, instead of a ResourceWarning at
-    some unrelated later moment."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
-        yield

@@ -17,9 +17,12 @@ catches (400 runs with both rules in place: nothing got through). A query reache
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 import struct
+import warnings
 import zlib
+from collections.abc import Iterator
 
 import whoosh.index
 from whoosh.filedb.filetables import FileFormatError
@@ -66,3 +69,13 @@ def is_damage(err: BaseException) -> bool:
         where = where.tb_next
     module = str(where.tb_frame.f_globals.get("__name__", ""))
     return module.startswith(READERS)
+
+
+@contextlib.contextmanager
+def quiet_leaks() -> Iterator[None]:
+    """Whoosh leaves the file it was reading open when it fails on a damaged index: the
+    caller collects such files inside this block, quietly, instead of a ResourceWarning at
+    some unrelated later moment."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        yield
