@@ -13,6 +13,7 @@ from memsite import Memory
 from memsite.search.chunks import Chunk, chunk_file
 from memsite.search.evaluation.metrics import Labelled, judge
 from memsite.search.payloads.passages import MARK, shares, trim
+from memsite.search.ranking import TOP_CHARS
 
 WORDS = [
     "alpha",
@@ -104,11 +105,47 @@ def test_a_code_fence_is_one_block_and_is_not_split_at_its_blank_lines() -> None
 def test_a_cut_span_keeps_a_passage_of_the_section_it_was_found_for() -> None:
     context = "## Context\n\n" + filler(1, 150)
     consequences = "## Consequences\n\nThe zebrafish queue is slower to start.\n\n" + filler(2, 150)
-    seed = replace(section_of(context, line=10), id="adr#context", position=1)
-    other = replace(section_of(consequences, line=14), id="adr#consequences", position=2)
+    seed = replace(section_of(context, line=10), id="adr#context", heading="Context")
+    other = replace(
+        section_of(consequences, line=14), id="adr#consequences", position=2, heading="Consequences"
+    )
     found = trim([seed, other], seed, 200, lambda t: 1.0 if "zebrafish" in t else 0.0)
     # the neighbour holds the query's word, but the hit is the Context's: its passage stays
     assert found is not None and found.line < 14 and "zebrafish" not in found.text
+
+
+def zebrafish(text: str) -> float:
+    return 1.0 if "zebrafish" in text else 0.0
+
+
+def seed_of(heading: str, line: int, position: int) -> Chunk:
+    """A section holding the query's word, ``heading`` of a record."""
+    text = "## " + heading + "\n\nThe zebrafish queue stalls.\n\n" + filler(1, 150)
+    chunk = section_of(text, line=line)
+    return replace(chunk, id=f"adr#{heading}", heading=heading, position=position)
+
+
+def decision_record(decision: str) -> tuple[Chunk, Chunk]:
+    """A record's "Context", holding the query's word, and its "Decision"."""
+    chunk = replace(section_of("## Decision\n\n" + decision, line=16), id="adr#d", position=2)
+    return seed_of("Context", 10, 1), chunk
+
+
+def test_a_cut_record_found_by_its_context_shows_its_decision() -> None:
+    seed, decision = decision_record("We move to the durable broker.")
+    found = trim([seed, decision], seed, 120, zebrafish)
+    # the Context asked the question the Decision answers: the passage is the answer
+    assert found is not None and found.line >= 16 and "durable broker" in found.text
+    # a section after the decision (its consequences) keeps its own passage
+    consequences = seed_of("Consequences", 19, 3)
+    found = trim([decision, consequences], consequences, 120, zebrafish)
+    assert found is not None and found.end_line >= 19 and "zebrafish" in found.text
+
+
+def test_a_decision_too_long_for_the_share_leaves_the_seeds_passage() -> None:
+    seed, decision = decision_record("durable" * 40)
+    found = trim([seed, decision], seed, 120, zebrafish)
+    assert found is not None and found.line < 16 and "zebrafish" in found.text
 
 
 def test_a_span_that_fits_is_not_cut() -> None:
@@ -147,14 +184,12 @@ def long_notes(root: Path) -> Path:
     return root
 
 
-def test_the_top_five_hits_of_search_and_recall_fit_five_thousand_characters(
-    long_notes: Path,
-) -> None:
+def test_the_top_five_hits_of_search_and_recall_fit_their_budget(long_notes: Path) -> None:
     with Memory(long_notes, author="") as memory:
         for lexical in (True, False):
             hits = memory.search("zebrafish broker", limit=10, lexical=lexical)
             assert len(hits) >= 5
-            assert sum(len(h.text) for h in hits[:5]) <= 5_000
+            assert sum(len(h.text) for h in hits[:5]) <= TOP_CHARS
             cut = [h for h in hits[:5] if h.trimmed]
             assert cut and all(h.to_dict()["trimmed"] for h in cut)
             # what was kept is the part that answers

@@ -21,7 +21,7 @@ RECORD_WEIGHT = 0.5  # a record's score counts half as much as its section's own
 SPAN_CHARS = 2_000  # a hit's span of consecutive sections stays within this many characters
 LEAD_CHARS = 4_000  # ...except the first hit's, which reads on into its record this far
 TOP_HITS = 5  # the hits a reader sees first: their text together is bounded by TOP_CHARS
-TOP_CHARS = 5_000  # the top hits' text together never exceeds this (``passages.fit``)
+TOP_CHARS = 4_800  # the top hits' text together never exceeds this (``passages.fit``)
 NEAR_TIE = 0.05  # hits within 5% of the top score of each other count as tied: newest first
 
 

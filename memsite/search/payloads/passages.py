@@ -6,8 +6,8 @@ should get. When the first :data:`~memsite.search.ranking.TOP_HITS` hits togethe
 :data:`~memsite.search.ranking.TOP_CHARS`, :func:`shares` says how much each may keep (the
 first hit, which most often holds the answer, keeps its span; the others share what is
 left) and :func:`trim` cuts a longer hit to its best passage: the run of consecutive
-paragraphs within its share, holding part of the section the hit was found for, that holds
-most of the query and of the best-scored sections, under the heading it sits in, with
+paragraphs within its share, holding part of the section the hit was found for (or of the
+decision that section leads to, in a decision record), that holds most of the query and of the best-scored sections, under the heading it sits in, with
 ``[…]`` where text was left out. The hit's line range is the passage's, so a citation or an
 evaluation never claims lines it did not return.
 
@@ -24,6 +24,7 @@ from ..chunks import Chunk
 from ..ranking import Span
 
 MARK = "[…]"  # stands where a trimmed hit left text out
+DECISION_HEADINGS = ("decision", "decisions", "decision outcome")  # an ADR's answer
 MAX_PIECES = 400  # paragraphs weighed per hit at most; past it, runs of them (``_coarser``)
 
 
@@ -109,6 +110,12 @@ def trim(
     and lexical 0.857 / 0.803 → 0.871 / 0.809: four of six answers the cut had lost came
     back (the "Context" a record was found by, not its "Consequences"), one was lost.
 
+    One section stands in for the seed: the record's decision (:data:`DECISION_HEADINGS`)
+    when the seed comes before it and a block of it fits beside its heading. A record found
+    by its "Context" is cut to what it decided, the answer to the question its context asks:
+    at 5,000 characters hybrid 0.914 → 0.923 (lexical 0.881 → 0.895), MRR unchanged, and the
+    same 0.923 / 0.848 at 4,800 with 4,466 characters in the top 5.
+
     A passage that does not start at its section's heading is preceded by the heading and
     ``[…]``; one that stops before the span ends is followed by ``[…]``. A block longer than
     ``cap`` is weighed line by line (a line longer than ``cap`` is cut).
@@ -122,38 +129,75 @@ def trim(
         pieces = _coarser(pieces, cap)
     worth = [weigh(b.text) + section_score(chunks[b.section]) * len(b.text) / cap for b in pieces]
     seed_at = next((i for i, c in enumerate(chunks) if c.id == seed.id), 0)
-    seed_start = next((i for i, b in enumerate(pieces) if b.section == seed_at), 0)
-    seed_end = max((i for i, b in enumerate(pieces) if b.section == seed_at), default=seed_start)
     heads = [_head_size(chunks, b) for b in pieces]
-    best: tuple[tuple[float, bool, int], int, int] | None = None
-    for first in range(len(pieces)):
-        if first > seed_end:
-            break  # a passage holds part of its seed section
-        size = heads[first] - 2  # ``len(_passage(...))`` kept as the run grows, in O(1)
-        total = 0  # ``sum(worth[first : last + 1])``, added in the same order
-        for last in range(first, len(pieces)):
-            joined = last > first and pieces[last].line == pieces[last - 1].end_line + 1
-            size += len(pieces[last].text) + (1 if joined else 2)
-            if size + (2 + len(MARK) if last < len(pieces) - 1 else 0) > cap:
-                break
-            total += worth[last]
-            if last < seed_start:
-                continue
-            key = (round(total, 9), first <= seed_start <= last, -first)
-            if best is None or key > best[0]:
-                best = (key, first, last)
-    if best is None:  # not even one block fits beside its heading: the seed's first, cut
+    best = None
+    decision = _decision_after(chunks, seed_at)
+    if decision is not None:  # its text, not the heading alone, or the seed's passage
+        body = [
+            i for i, b in enumerate(pieces) if b.section == decision and not _is_heading(chunks, b)
+        ]
+        best = body and _best_run(pieces, worth, heads, body[0], body[-1], cap)
+    if not best:
+        seed_start = next((i for i, b in enumerate(pieces) if b.section == seed_at), 0)
+        seed_end = max(
+            (i for i, b in enumerate(pieces) if b.section == seed_at), default=seed_start
+        )
+        best = _best_run(pieces, worth, heads, seed_start, seed_end, cap)
+    if not best:  # not even one block fits beside its heading: the seed's first, cut
         piece = pieces[seed_start]
         return replace(
             chunks[piece.section], text=piece.text[:cap], line=piece.line, end_line=piece.end_line
         )
-    _, first, last = best
+    first, last = best
     return replace(
         chunks[pieces[first].section],
         text=_passage(chunks, pieces, first, last),
         line=pieces[first].line,
         end_line=pieces[last].end_line,
     )
+
+
+def _best_run(
+    pieces: Sequence[Block],
+    worth: Sequence[float],
+    heads: Sequence[int],
+    start: int,
+    end: int,
+    cap: int,
+) -> tuple[int, int] | None:
+    """``(first, last)``: the run of consecutive ``pieces`` within ``cap`` characters worth
+    most among those holding one of ``pieces[start..end]`` (on ties: the one holding
+    ``start``, then the earliest); None when none fits."""
+    best: tuple[tuple[float, bool, int], int, int] | None = None
+    for first in range(min(end + 1, len(pieces))):
+        size = heads[first] - 2  # ``len(_passage(...))`` kept as the run grows, in O(1)
+        total = 0.0  # ``sum(worth[first : last + 1])``, added in the same order
+        for last in range(first, len(pieces)):
+            joined = last > first and pieces[last].line == pieces[last - 1].end_line + 1
+            size += len(pieces[last].text) + (1 if joined else 2)
+            if size + (2 + len(MARK) if last < len(pieces) - 1 else 0) > cap:
+                break
+            total += worth[last]
+            if last < start:
+                continue
+            key = (round(total, 9), first <= start <= last, -first)
+            if best is None or key > best[0]:
+                best = (key, first, last)
+    return None if best is None else best[1:]
+
+
+def _decision_after(chunks: Sequence[Chunk], seed_at: int) -> int | None:
+    """The index of the decision section (a "Decision" or "Decision Outcome" heading) of a
+    record's span that comes after its seed section, if any."""
+    for at in range(seed_at + 1, len(chunks)):
+        if " ".join(chunks[at].heading.casefold().split()) in DECISION_HEADINGS:
+            return at
+    return None
+
+
+def _is_heading(chunks: Sequence[Chunk], block: Block) -> bool:
+    chunk = chunks[block.section]
+    return block.line < chunk.line + chunk.heading_lines
 
 
 def blocks(chunks: Sequence[Chunk]) -> list[Block]:
