@@ -123,8 +123,8 @@ class Journal:
             if Path(other).as_posix() == rel:
                 continue
             try:
-                text = (self.root / other).read_text("utf-8", errors="replace")
-            except OSError:
+                text = storage.replaced_text(self.root / other)
+            except (OSError, storage.NotAFile):
                 continue
             for marker in ("<!-- id: ", "**Id:** "):
                 at = text.find(marker + base)

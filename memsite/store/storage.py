@@ -48,10 +48,22 @@ def read_inside(root: Path, target: Path, *, limit: int | None = None) -> bytes:
     real = target.resolve()
     if real != real_root and real_root not in real.parents:
         raise UnsafePath(f"{target}: resolves outside the memory tree ({real}); not read")
+    # O_NOFOLLOW: ``real`` has no link left, so one there now was swapped in after the check
+    return _read_regular(real, target, limit, os.O_NOFOLLOW)
+
+
+def read_regular(path: Path, *, limit: int | None = None) -> bytes:
+    """The bytes of ``path`` (a link to a file is followed) when it is a regular file:
+    ``NotAFile`` for a FIFO, a device, a socket or a folder, ``TooLarge`` past ``limit``,
+    never waiting on a FIFO for a writer. For files found by a walk of a tree or a records
+    folder that is already checked; :func:`read_inside` checks a name against the tree."""
+    return _read_regular(path, path, limit, 0)
+
+
+def _read_regular(real: Path, target: Path, limit: int | None, extra: int) -> bytes:
     # O_NONBLOCK: opening a FIFO for reading waits for a writer, for ever (issue 22); with it
-    # the open returns at once and fstat says what the name holds. O_NOFOLLOW: ``real`` has
-    # no link left, so one there now was swapped in after the check above.
-    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC
+    # the open returns at once and fstat says what the name holds.
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC | extra
     fd = os.open(real, flags)
     try:
         info = os.fstat(fd)
@@ -359,5 +371,12 @@ def _sync_dir(folder: Path) -> None:
 
 
 def read_text(path: Path) -> str:
-    """A file of the tree as text; raises ``UnicodeDecodeError`` for files that are not UTF-8."""
-    return path.read_bytes().decode("utf-8")
+    """A file of the tree as text; raises ``UnicodeDecodeError`` for files that are not UTF-8
+    and ``NotAFile`` for a FIFO (which would wait for a writer) or a device."""
+    return read_regular(path).decode("utf-8")
+
+
+def replaced_text(path: Path) -> str:
+    """A file of the tree as text, bytes that are not UTF-8 replaced; ``NotAFile`` for a
+    FIFO or a device."""
+    return read_regular(path).decode("utf-8", errors="replace")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -176,9 +177,24 @@ def markdown_files(root: Path) -> tuple[list[str], list[Problem]]:
                     Problem(rel, 1, "symbolic link points outside the tree; skipped", "warning")
                 )
                 continue
+            odd = _not_a_file(path)
+            if odd:  # reading a FIFO would wait for a writer for ever
+                problems.append(Problem(rel, 1, f"{odd}, not a regular file; skipped", "warning"))
+                continue
             found.append(rel)
     found.sort()
     return found, problems
+
+
+def _not_a_file(path: Path) -> str:
+    """What ``path`` holds when it is not a regular file ("a FIFO"), else ""."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return ""  # gone, or a dangling link: its reader says so
+    if stat.S_ISREG(mode):
+        return ""
+    return "a FIFO" if stat.S_ISFIFO(mode) else "a device or socket"
 
 
 def _rel(root: Path, path: Path) -> str:
@@ -205,9 +221,11 @@ def read_file(root: Path, rel: str) -> tuple[Parsed, str | None]:
     """Parse one file; a file that cannot be read becomes a problem, never an exception."""
     path = root / rel
     try:
-        raw = path.read_bytes()
+        raw = storage.read_regular(path)  # a FIFO would wait for a writer for ever
     except OSError as err:
         return Parsed(problems=[Problem(rel, 1, f"cannot read: {err.strerror}")]), None
+    except storage.NotAFile:
+        return Parsed(problems=[Problem(rel, 1, "not a regular file; skipped")]), None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:

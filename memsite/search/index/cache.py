@@ -33,7 +33,7 @@ import whoosh
 import whoosh.index
 
 from ...errors import MemsiteError
-from ...store import tree
+from ...store import storage, tree
 from .. import meaning
 from ..chunks import CHUNK_VERSION, Chunk, chunk_file
 from ..query import Filters
@@ -130,9 +130,9 @@ class SearchIndex:
             kept = self._chunked.get(rel)
             if kept is not None and kept[0] == key:
                 return kept[1]
-            raw = path.read_bytes()
+            raw = storage.read_regular(path)  # never waits on a FIFO
             day = dt.date.fromtimestamp(stat.st_mtime)
-        except OSError:
+        except (OSError, storage.NotAFile):
             return None
         read = self._chunk(rel, raw, day)
         if self._keep_chunked:

@@ -61,7 +61,7 @@ def stat_tree(root: Path) -> dict[str, tuple[int, int]]:
                 rel = prefix + entry.name
                 if entry.is_dir():
                     pending.append((rel + "/", entry.path))
-                elif entry.name.endswith(".md") and rel != PERSONA:
+                elif entry.name.endswith(".md") and rel != PERSONA and entry.is_file():
                     with contextlib.suppress(OSError):
                         info = entry.stat()
                         stats[rel] = (info.st_mtime_ns, info.st_size)

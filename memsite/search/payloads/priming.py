@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ...errors import UnsafePath
-from ...store import tree
+from ...store import storage, tree
 from ...store.format import DECISIONS, LEARNINGS
 from ...store.session import checkpoints, hot
 from ..chunks import Chunk, chunk_file
@@ -102,7 +102,10 @@ def _recent_activity(root: Path) -> list[Hit]:
     activity = []
     for path in logs:
         rel = path.relative_to(root).as_posix()
-        chunks = chunk_file(rel, path.read_text("utf-8", errors="replace"))
+        try:
+            chunks = chunk_file(rel, storage.replaced_text(path))
+        except (OSError, storage.NotAFile):  # a FIFO there would wait for a writer
+            continue
         activity += [span_hit(Span((c,), c, 0.0)) for c in chunks if c.kind == "activity"]
     activity.sort(key=lambda h: (h.date, h.time or dt.time()), reverse=True)
     return activity

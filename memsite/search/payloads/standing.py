@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ...errors import MemsiteError
+from ...store import storage
 from ...store.session import checkpoints, hot
 from ..chunks import chunk_file
 from ..ranking import Hit, Span, span_hit
@@ -68,7 +69,10 @@ def newest_checkpoint(root: Path) -> Hit | None:
     entry = checkpoints.newest(root, context)
     if entry is None:
         return None
-    text = (root / entry.path).read_text("utf-8", errors="replace")
+    try:
+        text = storage.replaced_text(root / entry.path)
+    except (OSError, storage.NotAFile):
+        return None
     for chunk in chunk_file(entry.path, text):
         if chunk.id == entry.id:
             return span_hit(Span((chunk,), chunk, 0.0))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import BUDGET, PATH
-from ...store import code, tree
+from ...store import code, storage, tree
 from ...store.format import DECISIONS, LEARNINGS
 from ...store.markup import FIELD_SHAPE
 from ...store.model import Entry, comma_list
@@ -120,8 +120,8 @@ def may_govern(root: Path, wanted: str) -> bool:
     (in a code block) errs towards True; ``Governance`` then decides."""
     for rel in (DECISIONS, LEARNINGS):
         try:
-            text = (root / rel).read_text("utf-8", errors="replace")
-        except OSError:
+            text = storage.replaced_text(root / rel)
+        except (OSError, storage.NotAFile):
             continue
         for found in _PATHS_FIELD.finditer(text):
             if found.group(1).strip().lower() != "paths":

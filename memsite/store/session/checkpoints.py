@@ -317,7 +317,7 @@ def given(summary: str) -> Summarize:
 def _day_entries(root: Path, day: dt.date) -> list[Entry]:
     path = tree.day_log(root, day)
     try:
-        text = path.read_text("utf-8", errors="replace")
+        text = storage.replaced_text(path)
     except (FileNotFoundError, NotADirectoryError):
         return []
     return parse_entries(text, path.relative_to(root).as_posix()).entries

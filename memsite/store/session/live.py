@@ -261,7 +261,7 @@ def _holds(entry: Entry, details: dict[str, str], body: str, summary: str | None
 def _day_entries(root: Path, day: dt.date) -> list[Entry]:
     path = tree.day_log(root, day)
     try:
-        text = path.read_text("utf-8", errors="replace")
+        text = storage.replaced_text(path)
     except FileNotFoundError:
         return []
     return parse_entries(text, path.relative_to(root).as_posix()).entries
