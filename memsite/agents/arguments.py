@@ -16,9 +16,17 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field, ValidationError
+from pydantic import BeforeValidator, Field, ValidationError
 
 from ..store import inputs
+
+
+def _not_a_bool(value: Any) -> Any:
+    """``true`` is not a count: pydantic would read it as 1 (``limit=true``: one hit)."""
+    if isinstance(value, bool):
+        raise ValueError("a boolean is not a whole number")
+    return value
+
 
 Budget = Annotated[
     int,
@@ -27,10 +35,12 @@ Budget = Annotated[
         le=inputs.MAX_TOKENS,
         description=f"Most tokens the markdown may take (1 to {inputs.MAX_TOKENS:,}).",
     ),
+    BeforeValidator(_not_a_bool),
 ]
 Limit = Annotated[
     int,
     Field(ge=1, le=inputs.MAX_HITS, description=f"Most hits (1 to {inputs.MAX_HITS:,})."),
+    BeforeValidator(_not_a_bool),
 ]
 
 
