@@ -8,8 +8,9 @@ On-topic prompts are the labelled questions: ``bench/queries-sample.jsonl`` and
 ``queries.jsonl`` over it. Off-topic prompts are ``bench/floor_offtopic.jsonl``: chatter,
 everyday coding requests, requests sharing common words with any memory (``corpus: "*"``,
 asked of every memory) and, per memory, requests sharing its own words. Every prompt falls
-in one half by the hash of its text; ``FLOOR_WEIGHTS`` and ``FLOOR_BIAS`` were fitted on
-the tuning half, and the figures to report are the held-out half's (the default).
+in one half by the hash of its text; ``FLOOR_WEIGHTS`` and ``FLOOR_BIAS`` (the lexical
+setting), ``MEANING_WEIGHTS`` and ``MEANING_BIAS`` (hybrid: recall ranked with meaning) were
+fitted on the tuning half, and the figures to report are the held-out half's (the default).
 
 Per memory set and setting it prints: off-topic prompts given nothing; on-topic prompts whose
 recall holds an answer (of all, and of those whose recall held one without the floor).
@@ -29,7 +30,13 @@ from memsite import Memory
 from memsite.search import meaning
 from memsite.search.chunks import Chunk, chunk_file
 from memsite.search.evaluation.metrics import Labelled, judge, read_queries
-from memsite.search.payloads.floor import FLOOR_BIAS, FLOOR_DOCS, FLOOR_WEIGHTS
+from memsite.search.payloads.floor import (
+    FLOOR_BIAS,
+    FLOOR_DOCS,
+    FLOOR_WEIGHTS,
+    MEANING_BIAS,
+    MEANING_WEIGHTS,
+)
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
@@ -109,9 +116,13 @@ def main() -> None:
     want = args.half == "tuning"
     settings = [("lexical", True)] + ([("hybrid", False)] if meaning.available() else [])
     totals: dict[tuple[str, str], list[list[bool]]] = {}
-    weights = ", ".join(f"{name} {weight:+}" for name, weight in FLOOR_WEIGHTS.items())
-    floor = f"{weights}, bias {FLOOR_BIAS:+} (no floor at {FLOOR_DOCS} documents or fewer)"
-    print(f"recall floor {floor}, {args.half} half")
+    for name, weights, bias in [
+        ("lexical", FLOOR_WEIGHTS, FLOOR_BIAS),
+        ("with meaning", MEANING_WEIGHTS, MEANING_BIAS),
+    ]:
+        weighed = ", ".join(f"{key} {weight:+}" for key, weight in weights.items())
+        print(f"recall floor, {name}: {weighed}, bias {bias:+}")
+    print(f"(no floor at {FLOOR_DOCS} documents or fewer), {args.half} half")
     with tempfile.TemporaryDirectory() as tmp:
         for name, root, on in memories(args.devset):
             on = [q for q in on if tuning(q.query) == want]

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from memsite import Memory
 from memsite.cli import cli
+from memsite.search import meaning
 from memsite.search.payloads import floor
 
 OFF_TOPIC = [
@@ -53,6 +54,42 @@ def test_a_question_about_the_memory_still_recalls_its_entry(
 ) -> None:
     recalled = Memory(sample).recall(prompt, lexical=lexical)
     assert any(anchor in hit.anchor for hit in recalled.hits)
+
+
+# questions that share no rare word with their answer: words alone cannot tell them from a
+# request that shares a few of the memory's words, meaning can
+PARAPHRASED = [
+    (
+        "everybody was suddenly signed off at the same moment, what do I check",
+        "logged out en masse",
+    ),
+    ("what happened with the user who got kicked out every time the app opens", "support ticket"),
+    ("sign-in takes forever, where should I look", "Login is slow"),
+]
+
+
+@pytest.mark.parametrize(("prompt", "heading"), PARAPHRASED)
+def test_ranked_with_meaning_a_paraphrase_still_recalls_its_entry(
+    sample: Path, prompt: str, heading: str
+) -> None:
+    if not meaning.available():
+        pytest.skip('needs pip install "memsite[semantic]"')
+    recalled = Memory(sample).recall(prompt)
+    assert heading in recalled.markdown
+
+
+def test_a_question_about_the_memory_is_further_from_everyday_requests(sample: Path) -> None:
+    """``apart``: how much closer a prompt is to the memory than to everyday requests."""
+    if not meaning.available():
+        pytest.skip('needs pip install "memsite[semantic]"')
+    memory = Memory(sample)
+    (question, *_) = memory.search("why are quick retries of a renewal not treated as theft")
+    (request, *_) = memory.search("write a rate limiter in Go from scratch")
+    assert question.apart is not None and request.apart is not None
+    assert question.apart > request.apart + 0.05
+    # without meaning there is nothing to measure it by: the floor weighs words alone
+    (lexical, *_) = memory.search("write a rate limiter in Go from scratch", lexical=True)
+    assert lexical.apart is None and "apart" not in floor.signals([lexical])
 
 
 def test_search_still_returns_hits_for_an_off_topic_query(sample: Path) -> None:

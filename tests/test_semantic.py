@@ -454,8 +454,10 @@ main()
     [
         (("search", "why did we stop using mongo"), True),
         (("recall", "why did we move sessions from MongoDB to Postgres?"), True),
-        # below recall's floor, which is lexical: the model is never loaded (issue 24)
-        (("recall", "thanks, that works!"), False),
+        # recall's floor weighs how far the prompt is from everyday requests in meaning, so
+        # chatter loads the model too (issue 24); with --lexical nothing does
+        (("recall", "thanks, that works!"), True),
+        (("recall", "thanks, that works!", "--lexical"), False),
         (("search", "why did we stop using mongo", "--lexical"), False),
         (("recall", "mongo", "--lexical"), False),
         (("check",), False),

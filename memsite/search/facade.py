@@ -118,13 +118,12 @@ class SearchFacade:
         blank = parse_query(prompt).blank
         # room for the checkpoints left out (issue 24): a session's history, not answers
         asked = min(limit + ROOM, inputs.MAX_HITS)
-        # recall runs on every prompt: nothing unless the words matched well (issue 24). The
-        # floor is lexical, so it is asked first: a prompt below it never loads the model
-        hits = [] if blank else self.search(prompt, limit=asked, lexical=True)
+        # recall runs on every prompt: nothing unless the prompt is about the memory (issue
+        # 24), by how its words matched and, ranked with meaning, how much closer it is to the
+        # memory than to everyday requests
+        hits = [] if blank else self.search(prompt, limit=asked, lexical=lexical)
         if not relevant_enough(hits):
             hits = []
-        elif not lexical:
-            hits = self.search(prompt, limit=asked, lexical=False)
         hits = with_one_checkpoint(self.root, prompt, hits, limit)
         # a superseded decision never comes alone: the one that holds comes first
         self._chains = self._chains or Chains(self.root)

@@ -267,6 +267,9 @@ class Hit:
     # and the idf (as a share of ln N) of the second rarest query word that hit holds
     covered: float = 0.0
     second: float = 0.0
+    # ...and, ranked with meaning, how much closer the query is to the memory's closest
+    # sections than to the closest everyday requests (``meaning.apart``; None without meaning)
+    apart: float | None = None
 
     @property
     def citation(self) -> str:

@@ -132,6 +132,7 @@ def search(  # type: ignore[no-untyped-def]
     documents = searcher.doc_count_all()
     frequencies = {term: searcher.doc_frequency("body", term) for term in terms}
     measured = floor.measure(documents, frequencies, (h.text for h in hits), _words)
+    apart = None if meaning is None else _apart(meaning)
     return [
         dataclasses.replace(
             hit,
@@ -142,6 +143,7 @@ def search(  # type: ignore[no-untyped-def]
             rarest=measured.rarest,
             covered=measured.covered,
             second=measured.second,
+            apart=apart,
         )
         for span, hit in zip(spans, hits, strict=True)
     ]
@@ -241,6 +243,11 @@ def _meaning(vectors: Vectors, text: str, searcher) -> meaning.Meaning | None:  
     weights = [(start, end, idf[word]) for start, end, word in words]
     vector = meaning.load().embed_weighted(text, weights)
     return meaning.Meaning(store, vector).by_best_section()
+
+
+def _apart(found: meaning.Meaning) -> float:
+    """How much closer the query is to the memory than to everyday requests (the floor's)."""
+    return meaning.apart(found, meaning.load())
 
 
 def _idf(searcher, words: set[str]) -> dict[str, float]:  # type: ignore[no-untyped-def]

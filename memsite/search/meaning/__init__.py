@@ -8,6 +8,7 @@ that need them, so importing memsite costs nothing and everything works without 
 """
 
 from .cosines import BLOCK, FLOOR, Meaning, cosine, meanings, minmax, record_meanings
+from .everyday import apart
 from .model import (
     CONFIG,
     DIM,
@@ -37,6 +38,7 @@ __all__ = [
     "ModelUnavailable",
     "Store",
     "Update",
+    "apart",
     "available",
     "cosine",
     "document",

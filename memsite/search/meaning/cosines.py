@@ -41,6 +41,11 @@ class Meaning:
         self._record_scores: np.ndarray | None = None
 
     @property
+    def query(self) -> np.ndarray:
+        """The query's unit vector."""
+        return self._query
+
+    @property
     def record_scores(self) -> np.ndarray:
         """Each record's cosine: its mean vector's (its section's for a one-section record),
         or its closest section's after :meth:`by_best_section`. Computed when first asked,

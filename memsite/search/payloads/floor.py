@@ -2,8 +2,9 @@
 
 Recall runs on every prompt, so what it hands over unasked is paid for on every turn. The
 search measures each query (:func:`measure`, the fields ``asked``, ``terms``, ``rarest``,
-``covered`` and ``words`` of every hit), and :func:`relevance` weighs those measures; pure,
-with no Whoosh, so the index only collects them.
+``covered``, ``second`` and ``words`` of every hit, and ``apart`` when it ranked with
+meaning), and :func:`relevance` weighs those measures; pure, with no Whoosh, so the index
+only collects them.
 """
 
 from __future__ import annotations
@@ -39,16 +40,31 @@ from ..ranking import Hit
 # generated year: FLOOR_DOCS is not measured there; 50 keeps recall in the tests' memories of
 # a few entries), reported on the held-out half (docs/benchmarks.md): off-topic prompts given
 # nothing 0.90-0.96, answers kept 0.94 (devset), 0.96 (the sample's questions), 0.72 (year).
-# What it does not do: a paraphrase sharing no rare word with its answer ("which metrics
-# decide whether to continue ramping up": 0.67 of the sample's paraphrased questions kept)
-# may recall nothing, and so does a one-word lookup of a word half the memory uses ("mongo":
-# ``search`` is for that). The prompt's length helps a fit on these prompts but lets any long
-# request through, so it is not a signal; the embedding model's cosine (of the closest
-# section, of the lexical best hit's record, its rank, and the memory's mean) did not
-# separate the two sets on the tuning half, so the floor is the same with or without it.
+# Words alone miss a paraphrase sharing no rare word with its answer ("why are quick retries
+# of a renewal not treated as theft": 0.67 of the sample's paraphrased questions kept), and a
+# one-word lookup of a word half the memory uses ("mongo": ``search`` is for that). The
+# prompt's length helps a fit on these prompts but lets any long request through, so it is
+# not a signal; the embedding model's cosine alone (of the closest section, of the lexical
+# best hit's record, its rank, and the memory's mean) did not separate the two sets.
 FLOOR_DOCS = 50
-FLOOR_WEIGHTS = {"matched": 2.45, "unknown": -1.40, "rarest": 2.98, "second": 1.50}
+FLOOR_WEIGHTS = {"matched": 2.45, "unknown": -1.40, "rarest": 2.97, "second": 1.51}
 FLOOR_BIAS = -7.39
+# Ranked with meaning, the floor weighs a fifth measure, with weights of its own: ``apart``
+# (``meaning.apart``), how much closer the prompt is to the memory's closest sections than to
+# the closest of a few hundred everyday requests (``search/meaning/everyday.txt``). A
+# paraphrase is closer to the memory; a request from another domain sharing a few of its
+# words is as close to everyday requests. Fitted by the same script (the on-topic weight in
+# the fit chosen on the tuning half), held out: off-topic given nothing 0.91 (sample and
+# devset), answers kept 0.91 (the sample: its questions 0.96, its paraphrases 0.88) and 0.94
+# (devset).
+MEANING_WEIGHTS = {
+    "matched": 1.36,
+    "unknown": -0.94,
+    "rarest": 3.98,
+    "second": 1.27,
+    "apart": 15.65,
+}
+MEANING_BIAS = -4.78
 FLOOR_HITS = 8  # coverage: one of the first this many hits
 # Past this many documents the unit stops growing: a topic a team keeps working on recurs, so
 # its words' idf stops growing with the memory. Measured on a generated year (20,074
@@ -59,17 +75,20 @@ FLOOR_COVERED = 0.25
 
 def signals(hits: Sequence[Hit]) -> dict[str, float]:
     """The measures :data:`FLOOR_WEIGHTS` weighs, of a query's (non-empty) ``hits`` in an
-    index of more than FLOOR_DOCS documents; ``bench/fit_floor.py`` fits the weights on
-    them."""
+    index of more than FLOOR_DOCS documents, and ``apart`` when they were ranked with
+    meaning (:data:`MEANING_WEIGHTS`); ``bench/fit_floor.py`` fits the weights on them."""
     unit = math.log(min(max(hit.documents for hit in hits), FLOOR_GROWS_TO) / FLOOR_DOCS)
     first = hits[0]
     asked = max(first.asked, first.terms, 1)
-    return {
+    measured = {
         "matched": math.log1p(max(hit.words for hit in hits) / unit),
         "unknown": (asked - first.terms) / asked,
         "rarest": first.rarest,
         "second": first.second,
     }
+    if first.apart is not None:
+        measured["apart"] = first.apart
+    return measured
 
 
 def relevance(hits: Sequence[Hit]) -> float:
@@ -81,7 +100,10 @@ def relevance(hits: Sequence[Hit]) -> float:
     if hits[0].covered < FLOOR_COVERED:
         return -math.inf
     measured = signals(hits)
-    return FLOOR_BIAS + sum(FLOOR_WEIGHTS[name] * value for name, value in measured.items())
+    weights, bias = (
+        (MEANING_WEIGHTS, MEANING_BIAS) if "apart" in measured else (FLOOR_WEIGHTS, FLOOR_BIAS)
+    )
+    return bias + sum(weights[name] * value for name, value in measured.items())
 
 
 def relevant_enough(hits: Sequence[Hit]) -> bool:
