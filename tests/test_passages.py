@@ -148,6 +148,16 @@ def test_a_decision_too_long_for_the_share_leaves_the_seeds_passage() -> None:
     assert found is not None and found.line < 16 and "zebrafish" in found.text
 
 
+def test_a_paragraph_longer_than_the_share_is_started_not_left_out() -> None:
+    """One line longer than the share used to leave the heading alone: "## Context […]"."""
+    text = "## Context\n\n" + filler(3, 900)
+    chunk = replace(section_of(text), heading="Context")
+    found = trim([chunk], chunk, 200, lambda t: 0.0)
+    assert found is not None and found.text.startswith("## Context\n\n" + filler(3, 40)[:30])
+    assert found.text.endswith(MARK) and len(found.text) <= 200
+    assert (found.line, found.end_line) == (10, 12)
+
+
 def test_a_span_that_fits_is_not_cut() -> None:
     chunk = section_of("## Decision\n\nShort.")
     assert trim([chunk], chunk, 5_000, lambda t: 0.0) is None

@@ -149,11 +149,42 @@ def trim(
             chunks[piece.section], text=piece.text[:cap], line=piece.line, end_line=piece.end_line
         )
     first, last = best
+    after = pieces[last + 1] if last + 1 < len(pieces) else None
+    if (
+        after is not None
+        and after.section == pieces[last].section
+        and not _is_heading(chunks, after)
+        and all(_is_heading(chunks, b) for b in pieces[first : last + 1])
+    ):
+        return _heading_and_start(chunks, pieces[first], after, cap)
     return replace(
         chunks[pieces[first].section],
         text=_passage(chunks, pieces, first, last),
         line=pieces[first].line,
         end_line=pieces[last].end_line,
+    )
+
+
+def _heading_and_start(chunks: Sequence[Chunk], heading: Block, after: Block, cap: int) -> Chunk:
+    """A heading with the start of the block after it, cut at a word to fit ``cap`` with
+    ``[…]``: what a passage holds when no whole block fits beside its heading (a heading
+    alone tells a reader nothing)."""
+    room = cap - len(heading.text) - 2 - 2 - len(MARK)
+    text = after.text[: max(room, 0)]
+    if len(text) < len(after.text):
+        text = text.rsplit(" ", 1)[0] if " " in text[room // 2 :] else text
+    if not text.strip():
+        return replace(
+            chunks[heading.section],
+            text=heading.text[:cap],
+            line=heading.line,
+            end_line=heading.end_line,
+        )
+    return replace(
+        chunks[heading.section],
+        text=f"{heading.text}\n\n{text} {MARK}",
+        line=heading.line,
+        end_line=after.line + text.count("\n"),
     )
 
 
