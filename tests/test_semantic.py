@@ -455,9 +455,16 @@ main()
         (("search", "why did we stop using mongo"), True),
         (("recall", "why did we move sessions from MongoDB to Postgres?"), True),
         # recall's floor weighs how far the prompt is from everyday requests in meaning, so
-        # chatter loads the model too (issue 24); with --lexical nothing does
+        # chatter sharing a word with the memory loads the model too (issue 24); with
+        # --lexical nothing does, and neither does a prompt below the coverage rule, which a
+        # lexical search asks first
         (("recall", "thanks, that works!"), True),
         (("recall", "thanks, that works!", "--lexical"), False),
+        (("recall", "tell me a joke"), False),
+        (
+            ("recall", "Please write a short poem about autumn leaves on a quiet lake at dawn."),
+            False,
+        ),
         (("search", "why did we stop using mongo", "--lexical"), False),
         (("recall", "mongo", "--lexical"), False),
         (("check",), False),

@@ -110,7 +110,7 @@ class SearchFacade:
         from .payloads.standing import ROOM, with_one_checkpoint
 
         prompt, budget, limit = clean(prompt), _budget(budget), _limit(limit)
-        from .payloads.floor import relevant_enough
+        from .payloads.floor import covered_enough, relevant_enough
         from .query import parse_query
         from .supersession import Chains, with_successors
 
@@ -121,7 +121,9 @@ class SearchFacade:
         # recall runs on every prompt: nothing unless the prompt is about the memory (issue
         # 24), by how its words matched and, ranked with meaning, how much closer it is to the
         # memory than to everyday requests
-        hits = [] if blank else self.search(prompt, limit=asked, lexical=lexical)
+        hits = [] if blank else self.search(prompt, limit=asked, lexical=True)
+        if not lexical and covered_enough(hits):  # below it, no model is loaded
+            hits = self.search(prompt, limit=asked, lexical=False)
         if not relevant_enough(hits):
             hits = []
         hits = with_one_checkpoint(self.root, prompt, hits, limit)

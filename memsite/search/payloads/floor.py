@@ -106,6 +106,15 @@ def relevance(hits: Sequence[Hit]) -> float:
     return bias + sum(weights[name] * value for name, value in measured.items())
 
 
+def covered_enough(hits: Sequence[Hit]) -> bool:
+    """Whether the hits pass the coverage rule (one of the first FLOOR_HITS holds
+    FLOOR_COVERED of the prompt's words), or the memory has no floor: a lexical search
+    asks it before recall loads the model for the rest of the floor."""
+    if not hits:
+        return False
+    return max(hit.documents for hit in hits) <= FLOOR_DOCS or hits[0].covered >= FLOOR_COVERED
+
+
 def relevant_enough(hits: Sequence[Hit]) -> bool:
     """Whether the hits are worth handing over unasked (recall's floor)."""
     return relevance(hits) >= 0
