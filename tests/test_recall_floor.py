@@ -92,6 +92,26 @@ def test_a_question_about_the_memory_is_further_from_everyday_requests(sample: P
     assert lexical.apart is None and "apart" not in floor.signals([lexical])
 
 
+def test_without_its_everyday_requests_the_floor_weighs_words_alone(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A broken install without ``everyday.txt``: recall still answers, by the words."""
+    if not meaning.available():
+        pytest.skip('needs pip install "memsite[semantic]"')
+    from memsite.search.meaning import everyday
+
+    monkeypatch.setattr(everyday, "EVERYDAY", sample / "no-such-file.txt")
+    everyday._vectors.cache_clear()
+    try:
+        memory = Memory(sample)
+        (hit, *_) = memory.search("what argon2id parameters did we tune?")
+        assert hit.apart is None
+        recalled = memory.recall("what argon2id parameters did we tune?")
+        assert any("tune-argon2id" in h.anchor for h in recalled.hits)
+    finally:
+        everyday._vectors.cache_clear()
+
+
 def test_search_still_returns_hits_for_an_off_topic_query(sample: Path) -> None:
     assert Memory(sample).search("write a test", lexical=True)
 

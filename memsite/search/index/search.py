@@ -245,7 +245,7 @@ def _meaning(vectors: Vectors, text: str, searcher) -> meaning.Meaning | None:  
     return meaning.Meaning(store, vector).by_best_section()
 
 
-def _apart(found: meaning.Meaning) -> float:
+def _apart(found: meaning.Meaning) -> float | None:
     """How much closer the query is to the memory than to everyday requests (the floor's)."""
     return meaning.apart(found, meaning.load())
 

@@ -29,8 +29,12 @@ APART_TOP = 3  # the closest sections, and everyday requests, whose cosines are 
 
 
 def requests() -> list[str]:
-    """The everyday requests, one a line."""
-    return [line.strip() for line in EVERYDAY.read_text("utf-8").splitlines() if line.strip()]
+    """The everyday requests, one a line (none when the file is missing from the install)."""
+    try:
+        text = EVERYDAY.read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 @functools.cache
@@ -38,13 +42,16 @@ def _vectors(embedder: Embedder) -> np.ndarray:
     return embedder.embed(requests())  # about 20 ms, once per process
 
 
-def apart(meaning: Meaning, embedder: Embedder) -> float:
+def apart(meaning: Meaning, embedder: Embedder) -> float | None:
     """The mean cosine of the query's APART_TOP closest sections less that of its APART_TOP
-    closest everyday requests: above 0 when the memory is closer than everyday requests."""
-    sections = meaning.sections
+    closest everyday requests: above 0 when the memory is closer than everyday requests
+    (None without everyday requests: the floor then weighs words alone)."""
+    sections, vectors = meaning.sections, _vectors(embedder)
+    if not len(vectors):
+        return None
     if not len(sections):
         return -1.0
-    everyday = _vectors(embedder) @ meaning.query
+    everyday = vectors @ meaning.query
     return _top_mean(sections) - _top_mean(everyday)
 
 
