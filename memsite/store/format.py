@@ -210,18 +210,14 @@ def _parse_section(
         return None
 
     index = start + 1
-    stop = end
-    while stop > index and not lines[stop - 1].strip():
-        stop -= 1
+    stop = markup.without_trailing_blanks(lines, index, end)
     last_line = stop
     fields: dict[str, str] = {}
     entry_id = None
     trailer = ID_TRAILER.match(lines[stop - 1]) if stop > index else None
     if trailer:
         entry_id = trailer.group(1)
-        stop -= 1
-        while stop > index and not lines[stop - 1].strip():
-            stop -= 1
+        stop = markup.without_trailing_blanks(lines, index, stop - 1)
     inner = [
         (index + i, found)
         for i, outside in markup.outside_fences(lines[index:stop])
@@ -352,9 +348,7 @@ def next_free_id(base: str, taken: dict[str, int] | set[str]) -> str:
 
 def _note(lines: list[str], path: str, kind: FileKind, fallback: dt.date | None) -> Entry:
     date = note_date(lines, fallback) or dt.date(1970, 1, 1)
-    stop = len(lines)
-    while stop > 0 and not lines[stop - 1].strip():
-        stop -= 1
+    stop = markup.without_trailing_blanks(lines, 0, len(lines))
     return Entry(
         id=note_id(path),
         kind="note",

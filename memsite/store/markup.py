@@ -313,7 +313,13 @@ def prose(text: str) -> str:
 
 def last_line(lines: list[str], start: int, stop: int) -> int:
     """1-based last non-blank line of ``lines[start:stop]`` (the start line at least)."""
-    while stop > start + 1 and not lines[stop - 1].strip():
+    return without_trailing_blanks(lines, start + 1, stop)
+
+
+def without_trailing_blanks(lines: list[str], start: int, stop: int) -> int:
+    """``stop`` moved back over the blank lines that end ``lines[start:stop]`` (never below
+    ``start``)."""
+    while stop > start and not lines[stop - 1].strip():
         stop -= 1
     return stop
 

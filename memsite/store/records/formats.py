@@ -200,9 +200,7 @@ def parse_record(path: str, text: str) -> Record:
     if old and state != "superseded":
         state = "superseded"
     date = parse_day(date_text[:200]) if date_text else None
-    stop = len(lines)
-    while stop > 0 and not lines[stop - 1].strip():
-        stop -= 1
+    stop = markup.without_trailing_blanks(lines, 0, len(lines))
     return Record(
         id=record_id(path),
         path=path,
