@@ -69,7 +69,7 @@ def _read_regular(real: Path, target: Path, limit: int | None, extra: int) -> by
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise NotAFile(
-                f"{target}: {_kind(info.st_mode)}, not a regular file; not read, replace it "
+                f"{target}: {kind_of(info.st_mode)}, not a regular file; not read, replace it "
                 "with a file"
             )
         if limit is not None and info.st_size > limit:
@@ -84,7 +84,8 @@ def _read_regular(real: Path, target: Path, limit: int | None, extra: int) -> by
     return data
 
 
-def _kind(mode: int) -> str:
+def kind_of(mode: int) -> str:
+    """What a name holds that is not a regular file, by its ``st_mode`` ("a FIFO")."""
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISFIFO(mode):

@@ -192,9 +192,7 @@ def _not_a_file(path: Path) -> str:
         mode = path.stat().st_mode
     except OSError:
         return ""  # gone, or a dangling link: its reader says so
-    if stat.S_ISREG(mode):
-        return ""
-    return "a FIFO" if stat.S_ISFIFO(mode) else "a device or socket"
+    return "" if stat.S_ISREG(mode) else storage.kind_of(mode)
 
 
 def _rel(root: Path, path: Path) -> str:
