@@ -136,7 +136,7 @@ def trim(
         body = [
             i for i, b in enumerate(pieces) if b.section == decision and not _is_heading(chunks, b)
         ]
-        best = body and _best_run(pieces, worth, heads, body[0], body[-1], cap)
+        best = _best_run(pieces, worth, heads, body[0], body[-1], cap) if body else None
     if not best:
         seed_start = next((i for i, b in enumerate(pieces) if b.section == seed_at), 0)
         seed_end = max(
