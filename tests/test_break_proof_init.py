@@ -1,10 +1,11 @@
-"""The break-proof review, round 4 (issue 34, point 7): what ``memsite init`` writes beside
-the tree, into files the project shares with other tools.
+"""The break-proof review, round 4 (issue 34, points 7 and 8): what ``memsite init`` writes
+beside the tree, into files the project shares with other tools.
 
 ``init --claude`` merges memsite's hooks into ``.claude/settings.json``: another tool's hook
 in a group memsite's old hook shared was dropped with the group, a link became a plain file,
 every rewrite left the file 0600, and 400 KB of nested JSON ended in a ``RecursionError``.
-Each test failed on the code before the fix.
+``init --ci`` wrote the memory's folder unquoted into the workflow's shell lines, so a folder
+named ``$(touch PWN)`` ran in CI. Each test failed on the code before the fix.
 """
 
 from __future__ import annotations
@@ -16,10 +17,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from memsite.agents import settings
 from memsite.cli import cli
+from memsite.site import workflows
+from memsite.site.publish import recipes
 
 GUARD = {"type": "command", "command": "./scripts/block-dangerous-commands.sh"}
 NOTIFY = {"type": "command", "command": "notify-send 'Claude is done'"}
@@ -170,3 +174,105 @@ def test_deep_or_huge_settings_are_one_line_and_left_unchanged(
     path.write_text(text)
     assert said in one_line_error(init_claude(project))
     assert path.read_text() == text
+
+
+# -- 34.8: init --ci names the folder as one word -------------------------------------------
+
+STUB = '#!/bin/sh\nfor word in "$@"; do printf "%s\\0" "$word"; done >> "$ARGV_LOG"\n'
+FOLDERS = [
+    "team memory",
+    "$(touch PWN)",
+    "`touch PWN`; touch PWN",
+    "it's here",
+    "notes: #1 -- yes",
+    'say "$HOME" ${HOME}',
+    "mémoire/équipe",
+]
+
+
+def memsite_lines(kind: str, techdocs: bool, text: str) -> list[str]:
+    """The shell lines of a written workflow that run memsite, read as the CI reads them."""
+    workflow = yaml.safe_load(text)
+    if kind == "github":
+        steps = [s for job in workflow["jobs"].values() for s in job.get("steps", [])]
+        lines = [s["run"] for s in steps if "run" in s]
+    else:
+        job = workflow["memsite-techdocs" if techdocs else ".memsite"]
+        lines = job["script"]
+    return [line for line in lines if line.startswith("memsite ")]
+
+
+@pytest.mark.parametrize("techdocs", [False, True], ids=["site", "techdocs"])
+@pytest.mark.parametrize("kind", ["github", "gitlab"])
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_init_ci_passes_the_folder_to_memsite_as_one_literal_word(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, techdocs: bool, folder: str
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    done = CliRunner().invoke(cli, ["init", folder, "--ci", kind, *(["--techdocs"] * techdocs)])
+    assert done.exit_code == 0, done.output
+    module = recipes if techdocs else workflows
+    written = project / (module.GITHUB_PATH if kind == "github" else module.GITLAB_PATH)
+    lines = memsite_lines(kind, techdocs, written.read_text("utf-8"))
+    assert len(lines) == 2  # check, then build
+
+    stub = tmp_path / "bin" / "memsite"
+    stub.parent.mkdir()
+    stub.write_text(STUB)
+    stub.chmod(0o755)
+    runner = tmp_path / "runner"
+    runner.mkdir()
+    log = tmp_path / "argv"
+    env = {
+        "PATH": f"{stub.parent}:{os.environ['PATH']}",
+        "HOME": str(tmp_path / "home"),
+        "ARGV_LOG": str(log),
+        "MEMSITE_COMPONENT": "shop-memory",
+    }
+    for line in lines:
+        log.write_bytes(b"")
+        subprocess.run(["bash", "-c", line], cwd=runner, env=env, check=True, timeout=30)
+        argv = log.read_bytes().decode().split("\0")[:-1]
+        assert argv[:2] == ["--root", folder], (line, argv)
+        assert argv[2] in ("check", "build")
+    assert not list(runner.iterdir()), "the folder's name ran as a command"
+
+
+@pytest.mark.parametrize("techdocs", [False, True], ids=["site", "techdocs"])
+def test_a_folder_holding_an_actions_expression_is_refused_before_anything_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, techdocs: bool
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    folder = "${{ secrets.DEPLOY_TOKEN }}"
+    done = CliRunner().invoke(cli, ["init", folder, "--ci", "github", *(["--techdocs"] * techdocs)])
+    said = one_line_error(done)
+    assert "holds '${{', which GitHub Actions reads as an expression" in said
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_install_spec_holding_an_actions_expression_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    spec = "memsite @ git+https://x:${{ secrets.TOKEN }}@example.com/memsite"
+    done = CliRunner().invoke(cli, ["init", "--ci", "github", "--install", spec])
+    assert "holds '${{', which GitHub Actions reads as an expression" in one_line_error(done)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_with_a_newline_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(cli, ["init", "team\nmemory", "--ci", "gitlab"])
+    assert "holds U+000A; a CI line cannot name it" in one_line_error(done)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_default_workflow_lines_are_unchanged() -> None:
+    _, text = workflows.render_workflow("github")
+    assert "      - run: memsite check\n" in text
+    assert "      - run: memsite build --strict --site-dir site\n" in text
+    assert "          path: .memsite/\n" in text
