@@ -134,7 +134,14 @@ def test_a_settings_file_linked_outside_the_repository_is_refused_unchanged(
     elsewhere.write_text('{"model": "opus"}\n')
     (project / settings.SETTINGS).symlink_to(elsewhere)
     said = one_line_error(init_claude(project))
-    assert f"a link to {elsewhere}, outside the repository; not changed" in said
+    assert f"leads to {elsewhere} through a link, outside the repository; not changed" in said
+    assert elsewhere.read_text() == '{"model": "opus"}\n'
+    # the folder linked instead of the file
+    (project / settings.SETTINGS).unlink()
+    (project / ".claude").rmdir()
+    (project / ".claude").symlink_to(elsewhere.parent)
+    said = one_line_error(init_claude(project))
+    assert f"leads to {elsewhere} through a link, outside the repository; not changed" in said
     assert elsewhere.read_text() == '{"model": "opus"}\n'
 
 

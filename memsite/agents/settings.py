@@ -123,16 +123,13 @@ def merged(settings: dict[str, Any], command: str) -> dict[str, Any]:
 
 
 def _target(project: Path, path: Path) -> Path:
-    """Where the settings are written: ``path``, or the file a link there points to when that
-    is inside the repository (the link stays a link)."""
-    if not path.is_symlink():
-        return path
+    """Where the settings are written: the file ``path`` names, through any link, when that
+    is inside the repository (a link stays a link); a link out of it is refused."""
     real = path.resolve()
-    base = project.resolve()
-    if base not in real.parents:
+    if project.resolve() not in real.parents:
         raise InvalidInput(
-            f"{path}: a link to {real}, outside the repository; not changed: add memsite's "
-            "hooks there by hand, or replace the link with a file"
+            f"{path}: leads to {real} through a link, outside the repository; not changed: add "
+            "memsite's hooks there by hand, or replace the link with a file"
         )
     return real
 
