@@ -60,6 +60,11 @@ def init(
 
     # init never searches upwards: it makes ./memory unless told where (issue 10)
     target = Path(directory or explicit_root(ctx) or "memory")
+    if ci:
+        from ..site import workflows
+
+        how = workflows.given_install(install) if install else workflows.this_install(Path.cwd())
+        workflows.check_names(ci, target.as_posix(), how)  # before anything is written
     add_records(ctx, target)
     created, kept = init_tree(target)
     for rel in created:
@@ -85,9 +90,6 @@ def init(
             raise click.ClickException(str(err)) from None
         click.echo(f"{'wrote' if changed else 'kept   '} {path} (memsite's Claude Code hooks)")
     if ci:
-        from ..site import workflows
-
-        how = workflows.given_install(install) if install else workflows.this_install(Path.cwd())
         path, created = workflows.write_workflow(
             Path.cwd(), ci, target.as_posix(), how, techdocs=techdocs
         )
