@@ -41,7 +41,7 @@ def build(tmp_path: Path, monkeypatch, root: Path, *args: str) -> tuple[int, str
     work.mkdir(exist_ok=True)
     monkeypatch.chdir(work)
     result = CliRunner().invoke(cli, ["--root", str(root), "build", *args])
-    return result.exit_code, result.output, work / "site"
+    return result.exit_code, result.output, root.parent / "site"
 
 
 @pytest.fixture
@@ -337,3 +337,13 @@ def test_a_warm_build_keeps_the_related_links_until_the_memory_changes(
     assert asked and "Rotate the argon2 pepper yearly" in (
         site / "decisions" / "index.html"
     ).read_text("utf-8")
+
+
+def test_root_names_the_tree_not_where_the_site_goes(tmp_path, monkeypatch, sample) -> None:
+    # Issue 39.7: `memsite --root ../proj/memory build` from another folder wrote ./site there;
+    # without --root the site goes beside the tree, and now with it too
+    code, output, site = build(tmp_path, monkeypatch, sample)
+    assert code == 0, output
+    assert site == tmp_path / "site" and (site / "index.html").is_file()
+    assert output.strip().endswith(f"built {site}")
+    assert not (tmp_path / "work" / "site").exists()

@@ -103,7 +103,9 @@ def _config_file(
         if (root.parent / CONFIG).is_file():
             yield (root.parent / CONFIG).resolve()
             return
-        site_dir = site_dir or root.parent / "site"
+    # beside the tree, wherever the command runs: --root names the tree, not the folder the
+    # site goes to (issue 39.7)
+    site_dir = site_dir or root.parent / "site"
     import yaml
 
     check_root(root)
