@@ -384,3 +384,16 @@ def test_a_wrong_option_suggests_the_one_meant(run, args: tuple[str, ...], meant
     result = run(*args)
     assert result.exit_code == 2
     assert f"'{meant}'" in one_line_error(result)
+
+
+def test_session_show_json_fields_are_the_documented_ones(run, root: Path) -> None:
+    # Issue 39.7: `session show --json` had fields docs/cli.md did not list
+    run("session", "start", "Refactor auth")
+    run("checkpoint", "--summary", "half way")
+    run("decide", "Use Postgres", "--why", "one database")
+    fields = set(json.loads(run("session", "show", "--json").stdout))
+    docs = (REPO / "docs" / "cli.md").read_text()
+    section = docs[docs.index("### `memsite session show") :]
+    section = section[: section.index("\n### ")]
+    for name in fields | {"decided_files", "recalled", "carried"}:
+        assert re.search(rf"[`\s]{name}[`,]", section), f"{name} is not in docs/cli.md"
