@@ -205,8 +205,9 @@ def test_plugin_options_in_mkdocs_yml_exclude_and_override_templates(tmp_path, m
     assert result.exit_code == 0, result.output
     site = work / "site"
     assert "Our tags" in (site / "tags" / "index.html").read_text("utf-8")
-    assert not (site / "persona.html").exists() and not (site / "notes" / "notes").exists()
-    assert (site / "notes" / "cold" / "adr").is_dir()  # only the excluded folder went
+    assert not (site / "persona.html").exists()
+    assert not list((site / "notes").glob("runbook*"))
+    assert (site / "notes" / "_" / "cold" / "adr").is_dir()  # only the excluded folder went
     search = json.dumps(read_documents(site))
     assert "persona.html" not in search and "Who this agent is" not in search
     assert "Runbook" not in search

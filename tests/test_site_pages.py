@@ -152,10 +152,10 @@ def test_day_pages_are_out_of_the_nav_and_linked_from_the_activity_index(tree):
 def test_notes_and_persona_are_pages_in_the_nav(tree):
     root, _ = tree
     site = build_site(root, NOW, related=False)
-    notes = [{"All notes": "notes.md"}, {"Runbook: auth incidents": "notes/notes/runbook.md"}]
+    notes = [{"All notes": "notes.md"}, {"Runbook: auth incidents": "notes/runbook.md"}]
     assert {"Notes": notes} in site.nav
     assert {"Persona": "persona.md"} in site.nav
-    assert "## Tokens rejected" in site.page("notes/notes/runbook.md").markdown
+    assert "## Tokens rejected" in site.page("notes/runbook.md").markdown
     assert "Terse and careful." in site.page("persona.md").markdown
 
 
@@ -163,7 +163,7 @@ def test_exclude_keeps_files_folders_and_tiers_out(tree):
     root, ids = tree
     site = build_site(root, NOW, related=False, exclude=["persona.md", "notes/", "hot"])
     uris = {page.uri for page in site.pages}
-    assert "persona.md" not in uris and "notes/notes/runbook.md" not in uris
+    assert "persona.md" not in uris and "notes/runbook.md" not in uris
     assert not any("persona" in str(item) or "Notes" in str(item) for item in site.nav)
     assert "persona.md" not in site.sources and "hot/context.json" not in site.sources
     assert "Live session" not in site.page("index.md").markdown
@@ -213,7 +213,7 @@ def test_related_entries_are_listed_under_decisions_and_learnings(tree):
     timeline = build_site(root, NOW, related=lookup).page("decisions/index.md").markdown
     related = timeline[timeline.index(f"{{#{ids['pg']}}}") : timeline.index(f"{{#{ids['mongo']}}}")]
     assert f"[Bulk deletes bloat the table](../learnings/database.md#{ids['learn']})" in related
-    assert "[Tokens rejected](../notes/notes/runbook.md#tokens-rejected)" in related
+    assert "[Tokens rejected](../notes/runbook.md#tokens-rejected)" in related
     assert f"decisions/index.md#{ids['pg']})" not in related.split("Related:")[1]  # not itself
 
 
@@ -383,3 +383,18 @@ def test_a_long_body_is_folded_on_its_day_page_and_kept_whole_on_disk(tmp_path):
     short = html[html.index("Short and shown.") - 200 :]
     assert "<details" not in short  # a short body is shown as it is
     assert long in (root / "warm" / "2026-03-21.md").read_text("utf-8")
+
+
+def test_note_pages_sit_under_notes_once_and_take_no_index(tree):
+    # Issue 39.6: a note's page was notes/notes/runbook.md; a note elsewhere in the tree and
+    # one named index.md or README.md must not take another page
+    root, _ = tree
+    (root / "notes" / "index.md").write_text("# Index of runbooks\n\nsee below\n")
+    (root / "notes" / "README.md").write_text("# Read me\n\nhello\n")
+    (root / "cold" / "glossary.md").write_text("# Glossary\n\nterms\n")
+    site = build_site(root, NOW, related=False)
+    uris = [page.uri for page in site.pages]
+    assert "notes/runbook.md" in uris
+    assert not any(uri.startswith("notes/notes/") for uri in uris)
+    assert {"notes/index_.md", "notes/README_.md", "notes/_/cold/glossary.md"} <= set(uris)
+    assert "notes/index.md" not in uris and len(uris) == len(set(uris))
