@@ -348,3 +348,17 @@ def test_root_names_the_tree_not_where_the_site_goes(tmp_path, monkeypatch, samp
     assert site == tmp_path / "site" and (site / "index.html").is_file()
     assert output.strip().endswith(f"built {site}")
     assert not (tmp_path / "work" / "site").exists()
+
+
+def test_a_project_site_is_named_for_its_repository(tmp_path: Path) -> None:
+    # Issue 39.6: every project's site was called "Memory", whatever its repository
+    from memsite.site.builder import default_config
+
+    (tmp_path / "shop" / ".git").mkdir(parents=True)
+    init_tree(tmp_path / "shop" / "memory")
+    config = default_config(tmp_path / "shop" / "memory", Path("docs"), Path("site"))
+    assert config["site_name"] == "shop memory"
+    init_tree(tmp_path / "loose" / "memory")  # no repository: no name to give
+    assert default_config(tmp_path / "loose" / "memory", Path("d"), Path("s"))["site_name"] == (
+        "Memory"
+    )
