@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from memsite import InvalidInput, Memory, NotFound
-from memsite.errors import BadValue
 from tests.conftest import Clock
 
 
@@ -71,7 +70,7 @@ def test_invalid_at_is_refused_and_nothing_is_written(memory: Memory, root: Path
 
 def test_supersedes_must_name_an_existing_decision(memory: Memory) -> None:
     old = memory.decide("Use JWT", why="stateless")
-    with pytest.raises(BadValue, match="no decision with that id"):
+    with pytest.raises(NotFound, match="no decision with that id"):
         memory.decide("Use opaque tokens", why="revocation", supersedes="2026-06-08-nope")
     new = memory.decide("Use opaque tokens", why="revocation", supersedes=old)
     assert {e.id: e.supersedes for e in memory.entries("decision")} == {old: None, new: old}
