@@ -303,9 +303,12 @@ def assert_session_as_lists(html: str, uri: str, ids: dict[str, str]) -> None:
     assert "<li><code>app/db.py</code></li>" in html
     assert "<li><code>migrations/0007.py</code></li>" in html
     superseded = '<span class="ms-badge ms-badge--superseded">superseded</span>'
-    assert f'{superseded} <a href="{uri}#{ids["mongo"]}">Keep sessions in MongoDB</a>' in html
+    decision = '<span class="ms-muted">decision</span>'
+    assert (
+        f'{superseded} {decision} <a href="{uri}#{ids["mongo"]}">Keep sessions in MongoDB</a>'
+    ) in html
     current = '<span class="ms-badge ms-badge--current">current</span>'
-    assert f'{current} <a href="{uri}#{ids["dump"]}">Dump sessions nightly</a>' in html
+    assert f'{current} {decision} <a href="{uri}#{ids["dump"]}">Dump sessions nightly</a>' in html
     assert '<li class="ms-todo">Write the backfill script</li>' in html
     assert "Schema drafted; backfill next." in html  # the checkpoint, with its summary
     assert f"<p>- {ids['mongo']}" not in html and "- `app/db.py` -" not in html
@@ -352,9 +355,9 @@ def test_ids_in_the_day_log_link_to_their_entries(tmp_path):
     link = f'<a href="../decisions/index.md#{ids["dump"]}"><code>{ids["dump"]}</code></a>'
     assert "<strong>decision:</strong> " in html and link in html
     assert (
-        '<span class="ms-badge ms-badge--superseded">superseded</span> <a href="../decisions'
-        in html
-    )
+        '<span class="ms-badge ms-badge--superseded">superseded</span> '
+        '<span class="ms-muted">decision</span> <a href="../decisions'
+    ) in html
 
 
 def test_a_long_body_is_folded_on_its_day_page_and_kept_whole_on_disk(tmp_path):
@@ -398,3 +401,17 @@ def test_note_pages_sit_under_notes_once_and_take_no_index(tree):
     assert not any(uri.startswith("notes/notes/") for uri in uris)
     assert {"notes/index_.md", "notes/README_.md", "notes/_/cold/glossary.md"} <= set(uris)
     assert "notes/index.md" not in uris and len(uris) == len(set(uris))
+
+
+def test_day_and_tag_pages_give_every_entry_a_status_badge_and_its_kind_in_words(tree):
+    # Issue 39.6: a day page mixed a kind badge (LEARNING) with status badges (CURRENT)
+    root, _ = tree
+    memory = Memory(root, author="", clock=lambda: NOW)
+    memory.learn("Mock the clock", category="testing", why="patching broke", tags=["auth"])
+    memory.decide("Use argon2id", why="memory-hard", tags=["auth"])
+    site = build_site(root, NOW, related=False)
+    for uri in (f"activity/{NOW.date().isoformat()}.md", "tags/auth.md"):
+        page = site.page(uri).markdown
+        assert "ms-badge--learning" not in page, uri
+        assert re.search(r'ms-badge--current">current</span> <span class="ms-muted">learning', page)
+        assert re.search(r'ms-badge--current">current</span> <span class="ms-muted">decision', page)
