@@ -415,3 +415,19 @@ def test_day_and_tag_pages_give_every_entry_a_status_badge_and_its_kind_in_words
         assert "ms-badge--learning" not in page, uri
         assert re.search(r'ms-badge--current">current</span> <span class="ms-muted">learning', page)
         assert re.search(r'ms-badge--current">current</span> <span class="ms-muted">decision', page)
+
+
+def test_related_links_each_take_a_line(tree):
+    # Issue 39.6: "Related:" ran every link into one dense line, separated by dots
+    root, ids = tree
+
+    def lookup(entry_id: str, limit: int = 5) -> list:
+        if entry_id != ids["pg"]:
+            return []
+        return [Hit(ids["learn"]), Hit("note", "notes/runbook.md", "tokens-rejected", "Tokens")]
+
+    timeline = build_site(root, NOW, related=lookup).page("decisions/index.md").markdown
+    html = rendered(timeline)
+    related = html[html.index('<p class="ms-related">') :]
+    related = related[: related.index("</p>")]
+    assert related.count("<br") == 2 and " · " not in related
