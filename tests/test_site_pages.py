@@ -143,7 +143,7 @@ def test_day_pages_are_out_of_the_nav_and_linked_from_the_activity_index(tree):
     assert "activity/2026-03-21.md" not in str(site.nav)
     assert "[Sat 21 March 2026](2026-03-21.md)" in site.page("activity/index.md").markdown
     assert f"### 14:05:00 · ran tests {{#{ids['ran']}}}" in day.markdown
-    assert "- **command:** pytest -q" in day.markdown
+    assert "- **command:** `pytest -q`" in day.markdown
     assert "**Result:** all green" in day.markdown
     archived = site.page("activity/2026-02-27.md").markdown
     assert "## Sessions" in archived and "**Move sessions to Postgres**" in archived

@@ -120,3 +120,12 @@ def test_a_built_site_indexes_no_label_and_knows_what_holds(tmp_path):
     ):
         assert holders[timeline + replaced] == tuned  # the end of the chain, for both
     assert tuned not in holders
+    # issue 39.6: the pointer a learning or decision leaves in a day log was a second result
+    # beside it, holding its title; a file path's underscores made a bold "init"
+    title = "Inject the clock into token validation instead of freezing time"
+    holding = [d["location"] for d in docs if title in d["title"] + d["text"]]
+    assert holding == [
+        "learnings/testing.html#2026-11-03-inject-the-clock-into-token-validation-instead-of-freezing"
+    ]
+    day = (site / "activity" / "2026-11-03.html").read_text("utf-8")
+    assert "<code>app/auth/__init__.py</code>" in day and "app/auth/<strong>init" not in day
