@@ -16,6 +16,8 @@ from memsite.site.search_index import (
 )
 from memsite.store.markup import LONG_BODY_CHARS
 
+REPO = Path(__file__).resolve().parent.parent
+
 
 def _site(tmp_path: Path, docs: list[dict[str, str]]) -> Path:
     site = tmp_path / "site"
@@ -129,3 +131,15 @@ def test_a_built_site_indexes_no_label_and_knows_what_holds(tmp_path):
     ]
     day = (site / "activity" / "2026-11-03.html").read_text("utf-8")
     assert "<code>app/auth/__init__.py</code>" in day and "app/auth/<strong>init" not in day
+
+
+def test_the_worker_drops_the_words_the_index_leaves_out():
+    # the worker's STOP and the index's STOP_WORDS are one list: a word the index drops and
+    # the worker keeps would match nothing and empty every query holding it
+    import re
+
+    from memsite.site.search_index import STOP_WORDS
+
+    worker = (REPO / "memsite" / "site" / "assets" / "search-worker.js").read_text("utf-8")
+    listed = worker[worker.index("const STOP") : worker.index(".split(")]
+    assert set(re.findall(r"[a-z]+", listed.split("(", 2)[2])) == STOP_WORDS
