@@ -7,19 +7,25 @@ all at once.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
+import re
 import subprocess
 import sys
 import time
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memsite import Memory
 from memsite.cli import cli
+from memsite.store import inputs
 from memsite.store.check import check_tree
 from memsite.store.inputs import LINE_LIMIT
 from memsite.store.session import harness
@@ -155,6 +161,9 @@ def test_a_3000_character_command_is_recorded_cut_with_a_marker(
         ("colour \x1b[31mred\x07", "colour \\x1b[31mred\\x07"),
         ("line\u2028separator\x85", "line\\u2028separator\\x85"),
         ("not utf-8 \udcff", "not utf-8 \\udcff"),
+        ("a, comma", "a, comma"),  # not a Paths value, still a name
+        ("unclosed [ bracket", "unclosed [ bracket"),  # a glob no Paths value may hold
+        ("[id]", "[id]"),  # a Next.js route: as a Paths glob it would govern i.tsx, not it
     ],
 )
 def test_an_edit_of_a_name_with_a_newline_is_recorded_escaped_and_so_is_the_next(
@@ -239,3 +248,17 @@ def test_a_harness_json_that_cannot_be_read_is_said_not_forgotten_silently(
     assert line.endswith("; the sessions it followed are forgotten")
     hooks_at_once(root, [command_of("make")])
     assert [e.details["file"] for e in edits(root)] == ["src/a.py"]
+
+
+@given(st.text(min_size=1))
+def test_an_escaped_name_is_always_one_storable_line(name: str) -> None:
+    """Whatever a harness names a file, its escaped form is text a one-line field takes, and
+    the escapes are reversible (no character is lost or merged with another)."""
+    shown = inputs.escaped(name)
+    assert not any(unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") for c in shown)
+    if shown.strip():
+        assert inputs.one_line(shown, "file", limit=None) == " ".join(shown.split())
+    if "\\" not in name:
+        escape = re.compile(r"\\(?:[ntr]|x[0-9a-f]{2}|u[0-9a-f]{4})")
+        revived = escape.sub(lambda found: codecs.decode(found[0], "unicode_escape"), shown)
+        assert revived.encode("utf-16", "surrogatepass") == name.encode("utf-16", "surrogatepass")

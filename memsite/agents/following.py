@@ -178,10 +178,14 @@ def _edit(
     now: dt.datetime,
 ) -> None:  # fmt: skip
     repo = code.repository_root(memory.root)
+    if "\0" in path:
+        return  # no file is named so: nothing was edited
     try:
-        rel = code.normalise(str(Path(path).resolve()) if Path(path).is_absolute() else path, repo)
+        target = str(Path(path).resolve()) if Path(path).is_absolute() else path
+        # a comma is no reason to lose an edit (only a Paths value may not hold one)
+        rel = code.normalise(target.replace(",", "\0"), repo).replace("\0", ",")
     except MemsiteError:
-        return  # outside the repository (or a name memsite cannot store): not this code
+        return  # outside the repository: not this code
     tree = memory.root.resolve()
     if tree == Path(repo, rel).resolve() or tree in Path(repo, rel).resolve().parents:
         return  # the agent writing memory itself: memsite records its own writes
@@ -229,12 +233,13 @@ def _log(memory: Memory, burst: harness.Burst) -> None:
     details = {"file": burst.file, "lines": f"+{burst.added} -{burst.removed}"}
     if burst.count > 1:
         details["edits"] = str(burst.count)
-    # the paths field takes a path of the repository: not an escaped name, not a cut one
-    # (normalise turns every backslash of a name into "/", so one left here is an escape)
-    plain = "\\" not in burst.file and len(burst.file) <= inputs.LINE_LIMIT
-    memory.log(
-        "edited file", details, at=burst.first, paths=[burst.file] if plain else [], cut=True
-    )
+    # the paths field takes the file itself: not an escaped name (normalise turns every
+    # backslash of a name into "/", so one left here is an escape), a cut one, one with a
+    # comma (which separates paths) or one a glob would read otherwise ("[id].tsx")
+    name = burst.file
+    literal = len(name) <= inputs.LINE_LIMIT and "\\" not in name and "," not in name
+    paths = [name] if literal and not code.is_glob(name) else []
+    memory.log("edited file", details, at=burst.first, paths=paths, cut=True)
 
 
 def _load(memory: Memory) -> harness.Harness:
