@@ -233,18 +233,26 @@ def test_harness_json_stays_bounded_with_many_task_ids_and_the_live_mapping_surv
     assert memory.session() is None  # the hook knew it had started the session, and ended it
 
 
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        ('{"sessions": {"' + "x" * harness.MAX_STATE + '"', "over its 262,144-byte limit"),
+        ('{"sessions": {"5d0c6e2a-claude": {"session"', "Expecting ':' delimiter"),
+        ('["sessions"]', "not an object of sessions"),
+    ],
+)
 def test_a_harness_json_that_cannot_be_read_is_said_not_forgotten_silently(
-    root: Path, repo: Path
+    root: Path, repo: Path, content: str, why: str
 ) -> None:
     """Issue 34, minor: a damaged or oversized ``hot/harness.json`` was read as empty without
     a word. The hook still records the event, and says on stderr that the sessions it
     followed are forgotten (in a real process: that is where the line goes)."""
-    (root / harness.STATE).write_text('{"sessions": {"' + "x" * (harness.MAX_STATE) + '"')
+    (root / harness.STATE).write_text(content)
     [done] = hooks_at_once(root, [edit_of(repo / "src" / "a.py")])
     assert (done.returncode, done.stdout) == (0, b"")
     [line] = done.stderr.decode().splitlines()
     assert line.startswith("memsite: hot/harness.json could not be read (")
-    assert "over its 262,144-byte limit" in line
+    assert why in line
     assert line.endswith("; the sessions it followed are forgotten")
     hooks_at_once(root, [command_of("make")])
     assert [e.details["file"] for e in edits(root)] == ["src/a.py"]

@@ -120,10 +120,10 @@ def load(root: Path) -> Harness:
         return _unread(err)
     try:
         data = json.loads(raw.decode("utf-8"))
-        sessions = data.get("sessions") or {}
-        burst = data.get("burst")
+        sessions = (data.get("sessions") or {}) if isinstance(data, dict) else None
         if not isinstance(sessions, dict):
-            return Harness()
+            return _unread(ValueError("not an object of sessions"))
+        burst = data.get("burst")
         kept = {str(k): v for k, v in sessions.items() if isinstance(v, dict)}
         tasks = data.get("tasks") or {}
         named = (
