@@ -32,7 +32,7 @@ PROMPT_CHARS = 120  # a task named by a prompt keeps its first line, this long a
 def file_of(memory: Memory, sid: str) -> str | None:
     """The live-session file of Claude Code's session ``sid`` when it has its own (a second
     session running beside the first); None for the tree's ``hot/context.json``."""
-    known = harness.load(memory.root).sessions.get(sid) or {}
+    known = _load(memory).sessions.get(sid) or {}
     rel = known.get("file")
     return rel if isinstance(rel, str) and rel.startswith(hot.SESSIONS + "/") else None
 
@@ -46,7 +46,7 @@ def on_start(memory: Memory, sid: str, source: str) -> None:
 
 def _on_start(memory: Memory, sid: str, source: str) -> None:
     now = memory.clock()
-    state = harness.load(memory.root)
+    state = _load(memory)
     known = state.sessions.get(sid)
     own = file_of(memory, sid)
     if own is not None:
@@ -99,7 +99,7 @@ def _start(memory: Memory, sid: str, task: str, own: str | None) -> dict[str, An
 
 def on_prompt(memory: Memory, sid: str, prompt: str) -> None:
     """Name a session the hook started after its first prompt."""
-    known = harness.load(memory.root).sessions.get(sid)
+    known = _load(memory).sessions.get(sid)
     if not known or not known.get("started") or not known.get("task"):
         return
     line = next((" ".join(t.split()) for t in prompt.splitlines() if t.strip()), "")
@@ -117,7 +117,7 @@ def on_end(memory: Memory, sid: str, reason: str) -> None:
     flush(memory)
     context = memory.session()
     with harness.lock(memory.root):
-        state = harness.load(memory.root)
+        state = _load(memory)
         known = state.sessions.pop(sid, None)
         if context is not None:  # kept, so that a resume carries the task on
             state.sessions[sid] = {"ended": True, "ended_task": context.task}
@@ -147,12 +147,15 @@ def on_tool(memory: Memory, event: dict[str, Any], failed: bool) -> None:
         return
     command = capture.command_of(tool, tool_input)
     if command is not None:
-        flush(memory)
         status, result = capture.outcome(failed, event.get("tool_response"), event.get("error"))
-        # text from the harness is cleaned (controls, lone surrogates), never refused whole
-        line = " ".join(inputs.clean(command).split())[:2000]
+        # text from the harness is cleaned (controls, lone surrogates), never refused whole: a
+        # long command is cut to the limit once redacted (issue 34.6)
+        line = " ".join(inputs.clean(command).split())
         details = {"command": line, "exit": "?" if status is None else str(status)}
-        memory.log("ran command", details, inputs.clean(result) or None, at=now)
+        try:
+            flush(memory)
+        finally:  # a burst that cannot be written never costs the command its record
+            memory.log("ran command", details, inputs.clean(result) or None, at=now, cut=True)
         return
     change = capture.task_change(tool, tool_input, event.get("tool_response"))
     if change is not None and not failed and memory.session() is not None:
@@ -175,54 +178,90 @@ def _edit(
     now: dt.datetime,
 ) -> None:  # fmt: skip
     repo = code.repository_root(memory.root)
+    if "\0" in path:
+        return  # no file is named so: nothing was edited
     try:
-        rel = code.normalise(str(Path(path).resolve()) if Path(path).is_absolute() else path, repo)
+        target = str(Path(path).resolve()) if Path(path).is_absolute() else path
+        # a comma is no reason to lose an edit (only a Paths value may not hold one)
+        rel = code.normalise(target.replace(",", "\0"), repo).replace("\0", ",")
     except MemsiteError:
-        return  # outside the repository (or a name memsite cannot store): not this code
+        return  # outside the repository: not this code
     tree = memory.root.resolve()
     if tree == Path(repo, rel).resolve() or tree in Path(repo, rel).resolve().parents:
         return  # the agent writing memory itself: memsite records its own writes
+    # a newline or another control character in the name is kept, shown as its escape
+    name = inputs.escaped(rel)
     added, removed = capture.changed_lines(tool, tool_input, response)
+    stamp = now.isoformat()
+    # one read-modify-write under the hot lock (issue 34.5): the burst this edit ends is
+    # logged and this edit's saved before another hook can read the bookkeeping
     with harness.lock(memory.root):
-        state = harness.load(memory.root)
-        burst = state.burst
-        if burst is not None and burst.continues(rel, now):
-            burst.count += 1
-            burst.added += added
-            burst.removed += removed
-            burst.last = now.isoformat()
+        state = _load(memory)
+        ended = state.burst
+        if ended is not None and ended.continues(name, now):
+            ended.count += 1
+            ended.added += added
+            ended.removed += removed
+            ended.last = stamp
             harness.save(memory.root, state)
             return
-    flush(memory)
-    with harness.lock(memory.root):
-        state = harness.load(memory.root)
-        stamp = now.isoformat()
-        state.burst = harness.Burst(rel, stamp, stamp, 1, added, removed)
-        harness.save(memory.root, state)
-    memory.touch([rel], at=now)
+        state.burst = harness.Burst(name, stamp, stamp, 1, added, removed)
+        try:
+            if ended is not None:
+                _log(memory, ended)
+        finally:  # an ended burst that cannot be written never costs this edit its record
+            harness.save(memory.root, state)
+    if len(name) <= inputs.LINE_LIMIT:  # a longer name is in the entry, cut
+        memory.touch([name], at=now)
 
 
 def flush(memory: Memory) -> None:
     """Write the open burst of edits as one ``edited file`` entry."""
     with harness.lock(memory.root):
-        state = harness.load(memory.root)
+        state = _load(memory)
         burst, state.burst = state.burst, None
         if burst is None:
             return
-        harness.save(memory.root, state)
+        try:
+            _log(memory, burst)
+        finally:  # one that cannot be written is dropped (the error says so), never retried
+            harness.save(memory.root, state)
+
+
+def _log(memory: Memory, burst: harness.Burst) -> None:
+    """The ``edited file`` entry of ``burst`` (the caller holds the hot lock)."""
     details = {"file": burst.file, "lines": f"+{burst.added} -{burst.removed}"}
     if burst.count > 1:
         details["edits"] = str(burst.count)
-    memory.log("edited file", details, at=burst.first, paths=[burst.file])
+    # the paths field takes the file itself: not an escaped name (normalise turns every
+    # backslash of a name into "/", so one left here is an escape), a cut one, one with a
+    # comma (which separates paths) or one a glob would read otherwise ("[id].tsx")
+    name = burst.file
+    literal = len(name) <= inputs.LINE_LIMIT and "\\" not in name and "," not in name
+    paths = [name] if literal and not code.is_glob(name) else []
+    memory.log("edited file", details, at=burst.first, paths=paths, cut=True)
+
+
+def _load(memory: Memory) -> harness.Harness:
+    """The bookkeeping; when it could not be read, a notice says so (the hook's stderr)."""
+    state = harness.load(memory.root)
+    if state.problem and state.problem not in memory.notices:
+        memory.notices.append(state.problem)
+        if memory.notify is not None:
+            memory.notify(state.problem)
+    return state
 
 
 def _task(memory: Memory, number: str, subject: str, status: str, now: dt.datetime) -> None:
     """A task the agent created joins the pending actions; one it completed is done."""
     with harness.lock(memory.root):
-        state = harness.load(memory.root)
+        state = _load(memory)
         known = state.tasks.get(number, "")
-        if subject and subject != known:
-            state.tasks[number] = subject
+        if status in ("completed", "deleted"):  # done: its id is needed no more
+            if state.tasks.pop(number, None) is not None:
+                harness.save(memory.root, state)
+        elif subject and subject != known:
+            state.remember_task(number, subject)
             harness.save(memory.root, state)
     name = subject or known
     if not name:
@@ -239,11 +278,8 @@ def _task(memory: Memory, number: str, subject: str, status: str, now: dt.dateti
 
 def _remember(memory: Memory, sid: str, record: dict[str, Any]) -> None:
     with harness.lock(memory.root):
-        state = harness.load(memory.root)
-        state.sessions[sid] = record
-        # a tree is followed by a few harness sessions at a time; forget the oldest beyond that
-        while len(state.sessions) > 32:
-            state.sessions.pop(next(iter(state.sessions)))
+        state = _load(memory)
+        state.remember(sid, record)
         harness.save(memory.root, state)
 
 
