@@ -43,7 +43,7 @@ from bench_search import top_chars, window_chunks  # noqa: E402
 from memsite import Memory  # noqa: E402
 from memsite.search import meaning as semantic  # noqa: E402
 from memsite.search.chunks import Chunk, chunk_file  # noqa: E402
-from memsite.search.evaluation.metrics import evaluate, read_queries  # noqa: E402
+from memsite.search.evaluation.metrics import evaluate, read_queries, resolve  # noqa: E402
 from memsite.search.index.cache import SearchIndex  # noqa: E402
 from memsite.search.query import parse_query  # noqa: E402
 from memsite.search.ranking import TOP_CHARS  # noqa: E402
@@ -70,6 +70,10 @@ def run(corpus: Path, cache_dir: Path) -> dict[str, list]:
         path = root / rel
         return chunk_file(rel, path.read_text("utf-8")) if path.is_file() else []
 
+    # a label naming no section or entry would count as an answer never found, silently
+    unresolved = [a for q in queries for a in q.relevant if not resolve(a, chunks_of)]
+    if unresolved:
+        sys.exit(f"{corpus / 'queries.jsonl'}: labels that name nothing: {unresolved}")
     settings = [("heading chunks, lexical", chunk_file, True, True)]
     if semantic.available():
         settings.append(("heading chunks, hybrid", chunk_file, False, True))

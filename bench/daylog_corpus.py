@@ -5,16 +5,16 @@
 
 Every commit reachable from ``--commit`` but merges becomes one activity of
 ``memory/warm/YYYY-MM-DD.md``, at its author date and time (UTC): the commit's subject is
-the action (cut at a clause or word within ``ACTION`` characters when longer, the rest of it
-then the result), the files it changed and its line counts are details, the full
-hash is the ``Commit`` field, the author is the git author's name ("a contributor" where that name is an e-mail address),
-and the commit message's body is the entry's body (trailer lines that hold an e-mail address
-are left out). Every
-dated section ``## YYYY-MM-DD: Title`` of the experiment log (``--log``, read at
-``--commit``) becomes one activity on its date: the title is the action, the section's text
-the body, its sub-headings bold lines (a day log's entries are ``###`` headings, so a
-heading inside one would end it), at the time of day of the commit that wrote the heading
-(``git blame``). A section dated ``A to B`` is logged on B.
+the action (cut at a clause or word within ``ACTION`` characters when longer, the rest of
+it then the result), the files it changed and its line counts are details, the full hash
+is the ``Commit`` field, the author is the git author's name ("a contributor" where that
+name is an e-mail address), and the commit message's body is the entry's body (trailer
+lines that hold an e-mail address are left out). Every dated section
+``## YYYY-MM-DD: Title`` of the experiment log (``--log``, read at ``--commit``) becomes one
+activity on its date: the title is the action, the section's text the body, its
+sub-headings bold lines (a day log's entries are ``###`` headings, so a heading inside one
+would end it), at the time of day of the commit that wrote the heading (``git blame``). A
+section dated ``A to B`` is logged on B.
 
 The entries are written with ``Memory.log(..., at=...)`` in time order, so the format and
 the ids are memsite's own. The corpus's ``LICENSE`` is the repository's, copied as it is.
