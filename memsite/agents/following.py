@@ -4,9 +4,13 @@ without a model (issue 23). Called by ``hooks.answer`` for each event; every wri
 ``store/session/harness.py``.
 
 - ``SessionStart`` with no live session starts one (its task is the session's first prompt,
-  until then "Claude Code session <id>"); with a live one it joins it. ``resume``,
-  ``compact`` and ``clear`` continue the session of that ``session_id``; ``fork`` starts a
-  session that names its parent.
+  until then "Claude Code session <id>"); with a live one that no other agent session is in,
+  it joins it; beside a session another one is in, it starts its own (``hot/sessions/``), so
+  two agents never write into one record. A live session untouched for longer than a day
+  (:data:`STALE`) is stale: it is archived, never joined, so a session whose end was never
+  seen (a killed CLI) ends the day after (issue 37). ``resume``, ``compact`` and ``clear``
+  continue the session of that ``session_id``; ``fork`` starts a session that names its
+  parent.
 - ``SessionEnd`` ends only a session the hook started; one a person started by hand gets a
   checkpoint and stays live.
 - ``PostToolUse``/``PostToolUseFailure``: an edit is a warm ``edited file`` entry with its
@@ -27,6 +31,7 @@ from ..store import code, inputs
 from ..store.session import capture, harness, hot
 
 PROMPT_CHARS = 120  # a task named by a prompt keeps its first line, this long at most
+STALE = dt.timedelta(days=1)  # a live session untouched this long is archived, never joined
 
 
 def file_of(memory: Memory, sid: str) -> str | None:
@@ -46,6 +51,7 @@ def on_start(memory: Memory, sid: str, source: str) -> None:
 
 def _on_start(memory: Memory, sid: str, source: str) -> None:
     now = memory.clock()
+    _archive_stale(memory, now)
     state = _load(memory)
     known = state.sessions.get(sid)
     own = file_of(memory, sid)
@@ -68,11 +74,11 @@ def _on_start(memory: Memory, sid: str, source: str) -> None:
         holders = [
             other
             for other, record in state.sessions.items()
-            if other != sid
-            and record.get("started")
-            and record.get("session") == context.session_id
+            if other != sid and record.get("session") == context.session_id
         ]
-        if holders:  # another Claude Code session is working in it: this one gets its own
+        # another agent session is working in it (one that started it, or one that joined a
+        # session a person started): this one gets its own, so each records only its own work
+        if holders:
             own = hot.session_file(sid)
             with hot.using(own):
                 _start(memory, sid, f"{harness.PLACEHOLDER}{sid[:8]}", own)
@@ -85,6 +91,46 @@ def _on_start(memory: Memory, sid: str, source: str) -> None:
     if parent:
         record["parent"] = parent
         _remember(memory, sid, record)
+
+
+def _archive_stale(memory: Memory, now: dt.datetime) -> None:
+    """End every live session untouched for longer than :data:`STALE`: its agent is gone (a
+    killed CLI, a run whose end never fired) or a person left it; either way no new session
+    should write into it, and its pending actions carry over as at any end."""
+    for rel, context in memory.live_sessions():
+        updated = _when(context.updated)
+        if updated is None or now - updated <= STALE:
+            continue
+        with hot.using(rel):
+            memory.end_session(
+                f"Archived as stale: untouched since {updated:%Y-%m-%d %H:%M}, longer than a "
+                "day, and no end was seen.",
+                at=now,
+            )
+
+
+def _when(text: str) -> dt.datetime | None:
+    try:
+        return dt.datetime.fromisoformat(text).replace(tzinfo=None)
+    except (TypeError, ValueError):
+        return None
+
+
+def beside(memory: Memory, sid: str) -> str:
+    """For an agent session with a live session of its own: the tree's main live session
+    beside it, as context (what a person or another agent is doing there), else ``""``."""
+    if file_of(memory, sid) is None:
+        return ""
+    with hot.using(hot.CONTEXT):
+        context = memory.session()
+    if context is None:
+        return ""
+    step = f"; current step: {context.current_step}" if context.current_step else ""
+    return (
+        f"\n## Also live beside this session\n\n{context.task}{step} (session "
+        f"`{context.session_id}`, updated {context.updated[:16].replace('T', ' ')}). Another "
+        "session is working there; this one records its own work.\n"
+    )
 
 
 def _start(memory: Memory, sid: str, task: str, own: str | None) -> dict[str, Any]:
