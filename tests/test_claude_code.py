@@ -48,11 +48,24 @@ def asked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Run, str, str]:
     """One run of the question, and what memsite's hooks answer to its SessionStart and
     UserPromptSubmit (asked on a twin project: the run's SessionEnd ends the live session)."""
     work = tmp_path_factory.mktemp("claude-ask")
-    twin = sample_project(work / "twin")
+    now = dt.datetime.now().isoformat(timespec="seconds")
+    twin = _touched(sample_project(work / "twin"), now)
     prime = memsite_context(twin, "SessionStart", "--prime-budget", "20000", source="startup")
     recall = memsite_context(twin, "UserPromptSubmit", prompt=QUESTION)
-    run = run_claude(sample_project(work / "project"), QUESTION, ["We switched to argon2id."])
+    project = _touched(sample_project(work / "project"), now)
+    run = run_claude(project, QUESTION, ["We switched to argon2id."])
     return run, prime, recall
+
+
+def _touched(project: Path, now: str) -> Path:
+    """``project`` with the sample's live session updated now: a week old it is stale, and
+    each SessionStart would archive it and start a session named by its own id (issue 37),
+    so the twin's answer and the run's would differ by that id."""
+    path = project / "memory" / "hot" / "context.json"
+    context = json.loads(path.read_text("utf-8"))
+    context["updated"] = now
+    path.write_text(json.dumps(context, indent=2) + "\n", "utf-8")
+    return project
 
 
 def test_a_question_is_one_model_call_answered_from_the_script(asked) -> None:
