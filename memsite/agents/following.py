@@ -102,7 +102,7 @@ def on_prompt(memory: Memory, sid: str, prompt: str) -> None:
     known = harness.load(memory.root).sessions.get(sid)
     if not known or not known.get("started") or not known.get("task"):
         return
-    line = next((" ".join(t.split()) for t in prompt.splitlines() if t.strip()), "")
+    line = next((" ".join(t.split()) for t in capture.stored(prompt).splitlines() if t.strip()), "")
     if not line:
         return
     if len(line) > PROMPT_CHARS:
@@ -150,7 +150,7 @@ def on_tool(memory: Memory, event: dict[str, Any], failed: bool) -> None:
         flush(memory)
         status, result = capture.outcome(failed, event.get("tool_response"), event.get("error"))
         # text from the harness is cleaned (controls, lone surrogates), never refused whole
-        line = " ".join(inputs.clean(command).split())[:2000]
+        line = " ".join(capture.stored(command).split())[:2000]
         details = {"command": line, "exit": "?" if status is None else str(status)}
         memory.log("ran command", details, inputs.clean(result) or None, at=now)
         return
@@ -182,6 +182,7 @@ def _edit(
     tree = memory.root.resolve()
     if tree == Path(repo, rel).resolve() or tree in Path(repo, rel).resolve().parents:
         return  # the agent writing memory itself: memsite records its own writes
+    rel = capture.stored(rel)  # hot/harness.json keeps it until the burst is written
     added, removed = capture.changed_lines(tool, tool_input, response)
     with harness.lock(memory.root):
         state = harness.load(memory.root)
