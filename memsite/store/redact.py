@@ -197,9 +197,10 @@ SHAPES: tuple[Shape, ...] = (
         ("mysql", "mariadb"),
     ),
     Shape(
-        "password",  # sshpass -p S, docker|podman|oc|cf login -p S, mongosh -p S
+        "password",  # sshpass -p S, docker login -p S, mongosh -p S (not gh auth login -p ssh)
         _flag(
-            r"sshpass|login|mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport",
+            r"sshpass|(?:docker|podman|nerdctl|buildah|skopeo|registry|oc|cf|az)[ \t]+login"
+            r"|mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport",
             r"-p[ \t]*",
             _FLAG_PASSWORD,
         ),
