@@ -3,8 +3,9 @@ real command lines that carry a secret (an ``export DB_PASSWORD=…``, ``mysql -
 -u admin:…``, an ``Authorization`` header, an ``.npmrc`` token, URL credentials, ...) go
 through ``memsite hook``, with secrets in the command, its output, its error, a file path,
 a task and the first prompt, and tokens that straddle the cuts; then every file of the tree
-is read (day logs, ``hot/`` files, checkpoints, the session archive) and none holds more
-than a secret's first 6 characters. Secrets are random at run time: none is committed."""
+is read (day logs, ``hot/`` files, checkpoints, the session's end, the search index beside
+the tree) and none holds more than a secret's first 6 characters. Secrets are random at run
+time: none is committed."""
 
 from __future__ import annotations
 
@@ -84,9 +85,10 @@ def event(name: str, **fields: Any) -> dict[str, Any]:
 
 
 def leaks(root: Path) -> list[str]:
-    """Every secret of which 7 characters in a row are somewhere in the tree's files."""
+    """Every secret of which 7 characters in a row are somewhere in the files of the tree or
+    beside it (the search index memsite keeps in ``.memsite/``)."""
     text = "\n".join(
-        path.read_text("utf-8", "replace") for path in root.rglob("*") if path.is_file()
+        path.read_text("utf-8", "replace") for path in root.parent.rglob("*") if path.is_file()
     )
     return [s for s in SECRETS if any(s[i : i + 7] in text for i in range(len(s) - 6))]
 
