@@ -168,6 +168,7 @@ INNOCENT = [
     "the `window`-token context of a 200k-token model",
     "helm install app ./chart --set auth.passwordLength=24",
     "BYPASS_CACHE=1 COMPASS=north",
+    "Shared in 1Password: Engineering vault",
 ]
 
 

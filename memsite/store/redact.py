@@ -239,7 +239,7 @@ SHAPES: tuple[Shape, ...] = (
         "password",  # DB_PASSWORD=, PGPASSWORD=, MYSQL_PWD=, pass=, openssl's pass:SECRET
         _assigned(
             # each starts with its first letter, which lets the regex engine skip ahead
-            r"p(?:assword|asswd|assphrase|wd(?<=[_.\-]pwd)"
+            r"p(?:(?<![0-9]p)(?:assword|asswd|assphrase)|wd(?<=[_.\-]pwd)"
             r"|ass(?<![A-Za-z0-9]pass)(?=[ \t]*=|:[^\s:]))",
             _PASSWORD,
         ),
