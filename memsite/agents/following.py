@@ -24,6 +24,7 @@ from typing import Any
 from ..errors import MemsiteError
 from ..memory import Memory
 from ..store import code, inputs
+from ..store.redact import redact
 from ..store.session import capture, harness, hot
 
 PROMPT_CHARS = 120  # a task named by a prompt keeps its first line, this long at most
@@ -182,7 +183,7 @@ def _edit(
     tree = memory.root.resolve()
     if tree == Path(repo, rel).resolve() or tree in Path(repo, rel).resolve().parents:
         return  # the agent writing memory itself: memsite records its own writes
-    rel = capture.stored(rel)  # hot/harness.json keeps it until the burst is written
+    rel = redact(rel)[0]  # hot/harness.json keeps it until the burst is written
     added, removed = capture.changed_lines(tool, tool_input, response)
     with harness.lock(memory.root):
         state = harness.load(memory.root)
