@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 import string
+import subprocess
+import sys
 
 import pytest
 
@@ -81,6 +83,40 @@ SECRETS = [
     ("password", 'config: {"password": "Tr0ub4dor&3"}'),
     ("api key", f"api_key: {rand(AZ09, 32)}"),
     ("api key", f"client_secret={rand(AZ09, 40)}"),
+    # real command lines and config lines that carry a secret (issue 34)
+    ("password", f"export DB_PASSWORD={rand(AZ09, 14)}"),
+    ("password", f"PGPASSWORD={rand(AZ09, 14)} psql -h db.internal -U app"),
+    ("password", f"MYSQL_PWD={rand(AZ09, 14)} mysqldump app > app.sql"),
+    ("password", f"DB_PASSWORD='{rand(AZ09, 8)} {rand(AZ09, 8)}' ./migrate.sh"),
+    ("api key", f"GITHUB_TOKEN={rand(AZ09, 32)} gh pr list --state open"),
+    ("api key", f"API_TOKEN={rand(AZ09, 32)} ./scripts/deploy.sh staging"),
+    ("api key", f"//npm.internal/:_authToken={rand(AZ09, 36)}"),
+    ("api key", f"kubectl --token {rand(AZ09, 32)} get pods -n prod"),
+    ("password", f"mysql -h db.internal -u root -p{rand(AZ09, 12)} app"),
+    ("password", f"curl -u admin:{rand(AZ09, 12)} https://ci.internal/api/json"),
+    ("password", f"docker login -u deploy -p {rand(AZ09, 12)} registry.internal"),
+    ("password", f"helm registry login registry.internal -u ci -p {rand(AZ09, 12)}"),
+    ("password", f"sshpass -p '{rand(AZ09, 12)}' ssh deploy@web1 uptime"),
+    ("password", f"redis-cli -h cache -a {rand(AZ09, 12)} ping"),
+    ("password", f"openssl enc -aes-256-cbc -salt -k {rand(AZ09, 12)} -in backup.tar"),
+    ("password", f"ldapsearch -x -D cn=admin,dc=corp -w {rand(AZ09, 12)} -b dc=corp"),
+    ("password", f"keytool -importcert -file ca.pem -storepass {rand(AZ09, 12)}"),
+    ("password", f"wget --user=ci --password={rand(AZ09, 12)} https://files.internal/a.tgz"),
+    ("password", f"machine git.internal login bot password {rand(AZ09, 12)}"),
+    (
+        "authorization header",
+        f'curl -H "Authorization: token {rand(HEX, 40)}" https://api.github.com/user',
+    ),
+    ("authorization header", f"-H 'Authorization: Basic {rand(AZ09 + '+/', 30)}=='"),
+    (
+        "registry auth",
+        f'{{"auths": {{"registry.internal": {{"auth": "{rand(AZ09 + "+/", 30)}=="}}}}}}',
+    ),
+    ("registry auth", f"//npm.internal/:_auth={rand(AZ09 + '+/', 30)}=="),
+    ("connection string password", f"git clone https://bot:{rand(AZ09, 16)}@git.internal/app.git"),
+    ("connection string password", f"index-url = https://ci:{rand(AZ09, 16)}@pypi.internal/simple"),
+    ("connection string password", f"redis-cli -u redis://:{rand(AZ09, 16)}@cache:6379 ping"),
+    ("aws secret key", f"aws configure set aws_secret_access_key {rand(AZ09 + '/+', 40)}"),
 ]
 
 INNOCENT = [
@@ -102,6 +138,37 @@ INNOCENT = [
     "ghp_ tokens are GitHub personal access tokens",
     "password: see the 1Password entry 'auth staging'",
     "version 1.2.3-rc.4, build 20261129.5",
+    # command lines that name a secret without holding one (issue 34)
+    "docker login -u deploy --password-stdin registry.internal",
+    "vault login --password-file ./pw.txt",
+    "kube-apiserver --token-auth-file=/etc/kubernetes/tokens.csv",
+    "kubectl config set-credentials ci --token-file t",
+    "TOKEN_TTL=30 ./bin/server",
+    "PASSWORD_MIN_LENGTH=12 MAX_TOKENS=4096",
+    "gh auth login --with-token < token.txt",
+    "ssh -p 2222 deploy@web1",
+    "gh auth login -h github.com -p https -w",
+    "mkdir -p build/out && cp -p a.txt b.txt",
+    "mysql -p app",
+    "docker build --secret id=npmrc,src=.npmrc .",
+    "ansible-playbook --ask-pass --ask-vault-pass site.yml",
+    "--- PASS: TestRefresh (0.01s)",
+    "PWD=/home/you/project OLDPWD=/home/you",
+    "export GITHUB_TOKEN=$(gh auth token)",
+    "export DB_PASSWORD=${DB_PASSWORD:?set it first}",
+    'curl -u "$CI_USER:$CI_TOKEN" https://ci.internal/api',
+    "psql --no-password -h db.internal app",
+    "git push -u origin main",
+    "docker run -u 1000:1000 app",
+    "Authorization: required for every call",
+    "echo 'password: ********'",
+    "ffmpeg -i in.mp4 -pass 1 -f null /dev/null",
+    "openssl enc -aes-256-cbc -pass env:BACKUP_KEY -in backup.tar",
+    "grep -rn token src/ | head",
+    "the `window`-token context of a 200k-token model",
+    "helm install app ./chart --set auth.passwordLength=24",
+    "BYPASS_CACHE=1 COMPASS=north",
+    "Shared in 1Password: Engineering vault",
 ]
 
 
@@ -138,3 +205,64 @@ def test_redaction_reports_the_line() -> None:
 def test_a_token_ending_in_a_dash_is_still_redacted(kind: str, text: str) -> None:
     # base64url bodies end in "-" one time in 64 (found by bench/bench_redact.py)
     assert [f.kind for f in redact(text)[1]] == [kind]
+
+
+def test_a_quoted_value_is_redacted_to_its_closing_quote() -> None:
+    phrase = f"{rand(AZ09, 8)} {rand(AZ09, 8)} {rand(AZ09, 8)}"
+    for line in (f"DB_PASSWORD='{phrase}' ./migrate.sh", f'{{"password": "{phrase}"}}'):
+        clean, _ = redact(line)
+        assert not any(part in clean for part in phrase.split()), clean
+    assert (
+        redact(f"sshpass -p '{phrase}' ssh web1")[0] == "sshpass -p '[redacted: password]' ssh web1"
+    )
+
+
+def test_names_that_end_in_a_secret_word_are_assignments_of_one() -> None:
+    token = rand(AZ09, 30) + "7"
+    for name in ("GITHUB_TOKEN", "API_TOKEN", "_authToken", "VAULT_TOKEN", "client_secret"):
+        assert redact(f"{name}={token}")[0] == f"{name}=[redacted: api key]"
+    for name in ("DB_PASSWORD", "PGPASSWORD", "MYSQL_PWD", "REDIS_PASS", "SMTP_PASSWD"):
+        assert redact(f"export {name}=s3cret-x")[0] == f"export {name}=[redacted: password]"
+
+
+# Inputs built to make a backtracking pattern retry a long run from every start; each is the
+# most a body may hold (1 MiB). `token=` repeated took 321 s before issue 34 (the api key
+# rule's lookaheads scanned the rest of the run from each `token=`), and `pass=abcd` with an
+# escape over 60 s (80,000 secrets, and each replacement copied the whole text).
+ADVERSARIAL = [
+    "token=",
+    "api_key: a1",
+    'DB_PASSWORD="',
+    "password=",
+    "pass=abcd",
+    "mysql -p ",
+    "sshpass -p ",
+    "docker login -p ",
+    "curl -u a",
+    "Authorization: Basic ",
+    "a.",
+    "x://",
+    "--token ",
+    "machine h ",
+    '"auth": "',
+    "aws configure set ",
+]
+
+
+@pytest.mark.parametrize("fragment", ADVERSARIAL)
+@pytest.mark.parametrize("escaped", [False, True], ids=["plain", "escaped"])
+def test_redaction_is_linear_on_adversarial_input(fragment: str, escaped: bool) -> None:
+    """Each input runs in its own process, stopped at 60 s (about 1 s here under load);
+    the escaped form takes the path that reads the text as it renders."""
+    size = 1024 * 1024
+    script = (
+        "import sys; from memsite.store.redact import redact\n"
+        f"f = {fragment!r}\n"
+        + (f"text = '\\\\_ ' + (f + 'x1 ') * ({size} // (len(f) + 3))\n" if escaped
+           else f"text = f * ({size} // len(f))\n")
+        + "redact(text)\n"
+    )  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr

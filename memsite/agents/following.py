@@ -28,6 +28,7 @@ from typing import Any
 from ..errors import MemsiteError
 from ..memory import Memory
 from ..store import code, inputs
+from ..store.redact import redact
 from ..store.session import capture, harness, hot
 
 PROMPT_CHARS = 120  # a task named by a prompt keeps its first line, this long at most
@@ -148,7 +149,7 @@ def on_prompt(memory: Memory, sid: str, prompt: str) -> None:
     known = _load(memory).sessions.get(sid)
     if not known or not known.get("started") or not known.get("task"):
         return
-    line = next((" ".join(t.split()) for t in prompt.splitlines() if t.strip()), "")
+    line = next((" ".join(t.split()) for t in capture.stored(prompt).splitlines() if t.strip()), "")
     if not line:
         return
     if len(line) > PROMPT_CHARS:
@@ -194,9 +195,9 @@ def on_tool(memory: Memory, event: dict[str, Any], failed: bool) -> None:
     command = capture.command_of(tool, tool_input)
     if command is not None:
         status, result = capture.outcome(failed, event.get("tool_response"), event.get("error"))
-        # text from the harness is cleaned (controls, lone surrogates), never refused whole: a
-        # long command is cut to the limit once redacted (issue 34.6)
-        line = " ".join(inputs.clean(command).split())
+        # text from the harness is cleaned (controls, lone surrogates) and redacted whole,
+        # never refused: a long command is cut to the limit once redacted (issue 34.1, 34.6)
+        line = " ".join(capture.stored(command).split())
         details = {"command": line, "exit": "?" if status is None else str(status)}
         try:
             flush(memory)
@@ -235,8 +236,9 @@ def _edit(
     tree = memory.root.resolve()
     if tree == Path(repo, rel).resolve() or tree in Path(repo, rel).resolve().parents:
         return  # the agent writing memory itself: memsite records its own writes
-    # a newline or another control character in the name is kept, shown as its escape
-    name = inputs.escaped(rel)
+    # redacted before hot/harness.json keeps it until the burst is written (issue 34.1); a
+    # newline or another control character in the name is kept, shown as its escape (34.6)
+    name = inputs.escaped(redact(rel)[0])
     added, removed = capture.changed_lines(tool, tool_input, response)
     stamp = now.isoformat()
     # one read-modify-write under the hot lock (issue 34.5): the burst this edit ends is

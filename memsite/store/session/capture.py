@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import config
 from ..inputs import clean
+from ..redact import redact
 
 # Claude Code's file-editing tools and the input field that holds the file's path
 EDIT_TOOLS = {
@@ -106,10 +107,16 @@ def outcome(failed: bool, response: object, error: object) -> tuple[int | None, 
     return 0, first_line(out)
 
 
+def stored(text: str) -> str:
+    """Text from the harness made fit to store (``clean``), its secrets redacted whole: before
+    any cut, which would otherwise keep a token that straddles it in part (issue 34)."""
+    return redact(clean(text))[0]
+
+
 def first_line(text: str) -> str:
-    """The first non-blank line, cut to ``RESULT_CHARS`` characters, made fit to store."""
+    """The first non-blank line, redacted whole, then cut to ``RESULT_CHARS`` characters."""
     for line in clean(text).splitlines():
-        line = " ".join(line.split())
+        line = " ".join(redact(line)[0].split())
         if line:
             return line if len(line) <= RESULT_CHARS else line[: RESULT_CHARS - 1] + "…"
     return ""
@@ -127,7 +134,7 @@ def todos(tool: str, tool_input: object) -> tuple[list[str], list[str]] | None:
     for item in items:
         if not isinstance(item, Mapping) or not isinstance(item.get("content"), str):
             continue
-        text = " ".join(clean(item["content"]).split())[:RESULT_CHARS]
+        text = " ".join(stored(item["content"]).split())[:RESULT_CHARS]
         if text:
             (done if item.get("status") == "completed" else open_items).append(text)
     return open_items, done
@@ -144,11 +151,11 @@ def task_change(tool: str, tool_input: object, response: object) -> tuple[str, s
         number = task.get("id") if isinstance(task, Mapping) else None
         if not isinstance(subject, str) or not subject.strip() or number is None:
             return None
-        return str(number), " ".join(clean(subject).split())[:RESULT_CHARS], "pending"
+        return str(number), " ".join(stored(subject).split())[:RESULT_CHARS], "pending"
     number = tool_input.get("taskId")
     status = tool_input.get("status")
     subject = tool_input.get("subject")
     if number is None:
         return None
-    text = " ".join(clean(subject).split())[:RESULT_CHARS] if isinstance(subject, str) else ""
+    text = " ".join(stored(subject).split())[:RESULT_CHARS] if isinstance(subject, str) else ""
     return str(number), text, status if isinstance(status, str) else ""
