@@ -315,9 +315,13 @@ def note(memory: Memory, write: dict[str, Any], title: str) -> None:
 @click.pass_context
 def check(ctx: click.Context, since: str | None, overlaps: bool, strict: bool) -> None:
     """Validate the tree; prints path:line: message, exits 1 on errors."""
+    import time
+
+    from ..agents.running import warm_processes
     from ..store.check import audit_since, check_tree
 
-    root = _memory(ctx).root
+    memory = _memory(ctx)
+    root = memory.root
     problems = check_tree(root)
     if since:
         problems += audit_since(root, since)
@@ -329,6 +333,8 @@ def check(ctx: click.Context, since: str | None, overlaps: bool, strict: bool) -
     warnings = len(problems) - errors
     if persona_is_template(root):  # not a problem of the tree, but why prime has no persona
         click.echo("persona.md is still the template: nothing injected (edit it)", err=True)
+    for process in warm_processes(root, memory.cache_dir, time.time()):  # not problems either
+        click.echo(f"info: {process}", err=True)
     click.echo(f"{errors} error(s), {warnings} warning(s)", err=True)
     if errors or (strict and warnings):
         ctx.exit(1)
