@@ -10,6 +10,7 @@ every call first brings the index up to date with what other processes wrote.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -386,7 +387,8 @@ def serve(memory: Memory, call_timeout: float = CALL_TIMEOUT) -> None:
     )
     worker = Worker("memsite.agents.mcp_server", opened, call_timeout)
     try:
-        worker.start()  # it gets ready while the client says hello
+        with contextlib.suppress(OSError):  # else the first call starts it, or says why not
+            worker.start()  # it gets ready while the client says hello
         build_server(memory, worker).run("stdio")
     finally:
         worker.stop()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,23 +39,36 @@ def warm_processes(root: Path, cache_dir: Path | None, now: float) -> list[Runni
     found = []
     for lexical in (False, True):
         path = warm.where(root, cache_dir, lexical)
-        try:
-            fd = os.open(f"{path}.lock", os.O_RDONLY | os.O_NOFOLLOW)
-        except (OSError, TypeError):  # no lock (TypeError: no socket path at all)
+        if path is None:  # no place for a socket: no server either
             continue
         try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            continue  # nobody holds it: no server
-        except OSError:
-            said = os.read(fd, 200).decode("ascii", "replace").split()
+            fd = os.open(f"{path}.lock", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:  # no lock: no server was ever started here
+            continue
+        try:
+            said = _holder(fd)
         finally:
             os.close(fd)
         try:
             pid, started, idle = int(said[0]), float(said[1]), float(said[2])
         except (IndexError, ValueError):
-            continue  # a server of an older memsite, which wrote nothing
+            continue  # no server, or one of an older memsite, which wrote nothing
         found.append(Running(pid, lexical, max(0.0, now - started), idle, _resident(pid)))
     return found
+
+
+def _holder(fd: int) -> list[str]:
+    """What the server holding the lock at ``fd`` wrote in it; nothing when nobody holds
+    it (or it is no lock file)."""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return []
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:  # held: a server is alive
+        return os.read(fd, 200).decode("ascii", "replace").split()
+    except OSError:
+        return []
+    return []
 
 
 def _resident(pid: int) -> int | None:

@@ -105,9 +105,9 @@ class Worker:
         """The result of tool ``name`` in the child, or ``Overrun`` at ``deadline`` (a
         ``time.monotonic()``; ``timeout`` s from now by default)."""
         deadline = time.monotonic() + self.timeout if deadline is None else deadline
-        process = self.start()
-        assert process.stdin is not None and process.stdout is not None
         try:
+            process = self.start()
+            assert process.stdin is not None and process.stdout is not None
             if not self.ready:
                 if _receive(process.stdout.fileno(), deadline, Starting) != READY:
                     raise Overrun("the worker did not start")
