@@ -227,3 +227,29 @@ def test_a_killed_server_leaves_no_worker(project: Path) -> None:
 
     while_locked(project, scenario, then, timeout="600")
     assert seen["left"] == [], "the worker outlived its server"
+
+
+def test_a_worker_started_again_by_a_call_outlives_the_calls_thread(project: Path) -> None:
+    """The worker started again after a kill (by a call, on one of the SDK's threads, which end
+    after 10 idle seconds) is still the one answering 15 s later: Linux sends the
+    parent-death signal when the *thread* that started a process ends, so the server starts
+    its worker from a thread that lives as long as the worker."""
+    indexed(project)
+    seen: dict[str, Any] = {}
+
+    async def scenario(session: ClientSession) -> None:
+        assert "search: no answer within 2 s" in failed(
+            await session.call_tool("search", {"query": "clock"})
+        )
+
+    async def then(session: ClientSession) -> None:
+        await ready(session)
+        (seen["before"],) = workers_of(project)
+        await anyio.sleep(15)
+        await ready(session)  # a new call: the SDK ends the threads idle for over 10 s
+        await anyio.sleep(1)
+        await ready(session)
+        seen["after"] = workers_of(project)
+
+    while_locked(project, scenario, then)
+    assert seen["after"] == [seen["before"]]
