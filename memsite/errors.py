@@ -129,6 +129,11 @@ class NotFound(MemsiteError):
     """A tree, session or entry that was asked for does not exist."""
 
 
+class UnknownReference(NotFound, BadValue):
+    """An id given as a value (``--supersedes``) that names no entry: not found for the API,
+    and a usage error (exit 2) on the command line (issue 39.3)."""
+
+
 class WriteFailed(MemsiteError):
     """A write could not complete; the file was left exactly as it was."""
 

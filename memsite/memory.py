@@ -284,14 +284,15 @@ class Memory(SearchFacade):
         author: str | None = None,
         paths: Iterable[str] = (),
         commit: str | None = None,
+        cut: bool = False,
     ) -> str:
         """Append an activity to the day's warm log; returns its id (``paths`` and ``commit``
-        as for ``decide``)."""
+        as for ``decide``). ``cut``: a detail over the one-line limit is cut (after it is
+        redacted) instead of refused, for text from outside such as a harness's command."""
         action = self._intake.line(action, "action")
+        value = self._intake.cut_line if cut else self._intake.line
         clean = {
-            self._intake.detail_key(k): self._intake.line(v, f"detail {k!r}")
-            if str(v).strip()
-            else ""
+            self._intake.detail_key(k): value(v, f"detail {k!r}") if str(v).strip() else ""
             for k, v in (details or {}).items()
         }
         result = self._intake.text(result, "result")

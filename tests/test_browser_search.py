@@ -138,3 +138,12 @@ def test_a_long_body_is_searchable_up_to_the_documented_size(tab, built):
     assert any(long in link for link in search(tab, built["http"], "wombatstart"))  # type: ignore[arg-type]
     assert not any(long in link for link in search(tab, built["http"], "quokkaend"))  # type: ignore[arg-type]
     assert tab.errors == []
+
+
+def test_a_question_in_words_finds_the_entry_not_its_pronouns(tab, built):
+    # Issue 39.6: "why did we drop mongo" matched "Where were we?" and entries saying "we":
+    # question words and pronouns are no words to match
+    named = built["ids"]["named"]  # type: ignore[index]
+    links = search(tab, built["http"], "why did we cache the ledger totals in a frobnicator?")  # type: ignore[arg-type]
+    assert links and links[0] == f"decisions/index.html#{named}"
+    assert tab.errors == []

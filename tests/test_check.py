@@ -116,3 +116,8 @@ def test_a_fifty_megabyte_file_is_named_and_search_still_works(memory: Memory, r
         in problems(root)
     )
     assert "Findable" in {e.title for e in memory.entries("decision")}
+
+
+def test_check_tree_takes_a_string_as_memory_does(sample: Path) -> None:
+    # Issue 39.7: check_tree(str) raised AttributeError ('str' object has no attribute ...)
+    assert check_tree(str(sample)) == check_tree(sample)

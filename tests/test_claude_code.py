@@ -8,6 +8,7 @@ tests that look at it."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import shutil
 import subprocess
@@ -294,6 +295,56 @@ def test_two_sessions_at_once_keep_their_own_records(tmp_path: Path) -> None:
         [*_memsite(project), "check"], capture_output=True, text=True, timeout=60
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_two_sessions_beside_a_hand_started_one_keep_their_own_files(tmp_path: Path) -> None:
+    """Issue 37: with a person's session started by hand, two Claude Code sessions at once
+    each recorded their files into the one session ("The session stays live", files mixed).
+    Now one agent joins the person's session and the other keeps a session of its own."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    project = sample_project(
+        tmp_path / "project", settings=False, files={"src/a.py": "A = 1\n", "src/b.py": "B = 1\n"}
+    )
+    _init_claude(project)
+    # the person starts today's session by hand (the sample's week-old one is archived)
+    started = subprocess.run(
+        [*_memsite(project), "session", "start", "Pair on the cart", "--id", "hand"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert started.returncode == 0, started.stderr
+
+    def job(name: str) -> list:
+        path = str(project / f"src/{name}.py")
+        big = name.upper()
+        return [
+            tool_use("Bash", command="sleep 3", description="wait"),
+            tool_use("Edit", file_path=path, old_string=f"{big} = 1", new_string=f"{big} = 2"),
+            f"{big} done.",
+        ]
+
+    with ThreadPoolExecutor(2) as pool:
+        runs = list(
+            pool.map(
+                lambda args: run_claude(project, *args, allowed_tools=("Bash",)),
+                [("Change A", job("a")), ("Change B", job("b"))],
+            )
+        )
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+    warm = _warm(project)
+    ends = [block for block in warm.split("\n### ") if "— session end" in block.split("\n")[0]]
+    own = [block for block in ends if "Claude Code, reason" in block]
+    assert len(own) == 1  # the agent that had a session of its own ended it
+    mine = "a" if "Change A" in own[0] else "b"
+    other = "b" if mine == "a" else "a"
+    assert f"`src/{mine}.py`" in own[0] and f"`src/{other}.py`" not in own[0]
+    hand = json.loads((project / "memory" / "hot" / "context.json").read_text())
+    assert hand["session_id"] == "hand"  # the person's session stays live
+    assert f"src/{other}.py" in hand["files_modified"]
+    assert f"src/{mine}.py" not in hand["files_modified"]
 
 
 def test_a_prompt_answered_by_the_warm_process_reaches_the_model(tmp_path: Path) -> None:

@@ -333,3 +333,67 @@ def test_init_in_a_git_repo_makes_union_merges_keep_entries_whole(tmp_path: Path
         assert by_title[f"{name} tests"].details == {"cmd": "pytest -q"}
         assert by_title[f"{name} tests"].result == "ok"
     assert check_tree(root) == []
+
+
+def test_the_commands_people_reach_for(run, root: Path) -> None:
+    # Issue 39.2: `pending list`, `get ID` and `--json` on check, log, pending and note were
+    # "No such command" / "No such option"
+    run("session", "start", "Refactor auth")
+    assert run("pending", "add", "write the guide").exit_code == 0
+    listed = run("pending", "list")
+    assert listed.exit_code == 0 and listed.stdout == "1 pending\n- [ ] write the guide\n"
+    assert json.loads(run("pending", "list", "--json").stdout) == {"pending": ["write the guide"]}
+    done = json.loads(run("pending", "done", "guide", "--json").stdout)
+    assert done == {"pending": []}
+    logged = json.loads(run("log", "ran the tests", "--json").stdout)
+    assert list(logged) == ["id"] and logged["id"].endswith("-ran-the-tests")
+    noted = json.loads(run("note", "Runbook", "--body", "steps", "--json").stdout)
+    assert noted["citation"] == "notes/runbook.md" and noted["path"].endswith("notes/runbook.md")
+    checked = run("check", "--json")
+    assert checked.exit_code == 0
+    assert json.loads(checked.stdout)["errors"] == 0
+    decided = run("decide", "Use Postgres", "--why", "one database").stdout.strip()
+    shown = run("get", decided)
+    assert shown.exit_code == 0
+    assert re.match(r"## \d{4}-\d\d-\d\d — Use Postgres\n", shown.stdout)
+    assert "**Why:** one database" in shown.stdout
+    assert json.loads(run("get", decided, "--json").stdout)["title"] == "Use Postgres"
+    assert run("get", "nope").exit_code == 1
+
+
+def test_check_json_names_each_problem(run, root: Path) -> None:
+    (root / "cold" / "decisions.md").write_text("# Decisions\n\n## not a date — x\n")
+    result = run("check", "--json")
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["errors"] >= 1
+    assert {"path", "line", "message", "severity"} <= set(data["problems"][0])
+
+
+@pytest.mark.parametrize(
+    ("args", "meant"),
+    [
+        (("decide", "x", "--reason", "y"), "--why"),
+        (("learn", "x", "--category", "c", "--reason", "y"), "--why"),
+        (("log", "x", "--file", "a.py"), "--path"),
+        (("check", "--jsn"), "--json"),
+    ],
+)
+def test_a_wrong_option_suggests_the_one_meant(run, args: tuple[str, ...], meant: str) -> None:
+    # decide --reason was told "Did you mean '--json'?", check --json "Did you mean '--since'?"
+    result = run(*args)
+    assert result.exit_code == 2
+    assert f"'{meant}'" in one_line_error(result)
+
+
+def test_session_show_json_fields_are_the_documented_ones(run, root: Path) -> None:
+    # Issue 39.7: `session show --json` had fields docs/cli.md did not list
+    run("session", "start", "Refactor auth")
+    run("checkpoint", "--summary", "half way")
+    run("decide", "Use Postgres", "--why", "one database")
+    fields = set(json.loads(run("session", "show", "--json").stdout))
+    docs = (REPO / "docs" / "cli.md").read_text()
+    section = docs[docs.index("### `memsite session show") :]
+    section = section[: section.index("\n### ")]
+    for name in fields | {"decided_files", "recalled", "carried"}:
+        assert re.search(rf"[`\s]{name}[`,]", section), f"{name} is not in docs/cli.md"

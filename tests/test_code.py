@@ -297,3 +297,22 @@ def test_the_bundled_sample_names_code_without_check_warnings(sample: Path) -> N
     named = [e for e in Memory(sample).entries("decision") if e.paths]
     assert len(named) >= 5 and all(e.commit for e in named)
     assert check_tree(sample) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("why", ""),
+        ("decide", "X", "--why", "w", "--commit", "nope"),
+        ("decide", "X", "--why", "w", "--supersedes", "nope"),
+        ("learn", "X", "--category", "c", "--commit", "nope"),
+        ("decide", "X", "--why", "w", "--path", ""),
+        ("check", "--since", "nope"),
+    ],
+)
+def test_a_value_that_cannot_be_used_is_a_usage_error(run, args: tuple[str, ...]) -> None:
+    # Issue 39.3: `why ""`, `--commit nope` and `--supersedes nope` exited 1 while every other
+    # empty argument and `check --since nope` exited 2, as docs/cli.md says usage errors do
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    assert one_line_error(result).startswith("Error: ")

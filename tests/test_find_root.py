@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -99,7 +100,33 @@ def test_outside_any_project_the_error_lists_where_it_looked(
 
 
 def test_init_still_creates_memory_right_here(project: Path) -> None:
+    shutil.rmtree(project / "memory")  # no tree serves this folder yet
     result = CliRunner().invoke(cli, ["init"])
     assert result.exit_code == 0, result.output
     assert (Path("memory") / "persona.md").is_file()
     assert find_root(Path(".")) == Path("memory")
+
+
+@pytest.mark.parametrize("below", ["src/shop", "memory", "memory/cold"])
+def test_init_below_a_tree_names_it_and_makes_no_second_one(
+    project: Path, below: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 39.1: from src/shop/ init made src/shop/memory/, from memory/ it made memory/memory/
+    start = project / below
+    start.mkdir(parents=True, exist_ok=True)
+    monkeypatch.chdir(start)
+    result = CliRunner().invoke(cli, ["init"])
+    assert result.exit_code == 1
+    message = result.output.strip()
+    assert "\n" not in message and "Traceback" not in message
+    assert str(project / "memory") in message and "memsite init DIR" in message
+    assert not (start / "memory").exists()
+
+
+def test_init_with_a_folder_makes_a_second_tree_deliberately(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project / "src")
+    result = CliRunner().invoke(cli, ["init", "team-memory"])
+    assert result.exit_code == 0, result.output
+    assert (project / "src" / "team-memory" / "persona.md").is_file()

@@ -11,6 +11,7 @@ every event carries ``session_id``, ``transcript_path``, ``cwd`` and ``hook_even
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -488,3 +489,54 @@ def test_capture_can_be_switched_off_per_tool_in_memsite_toml(
     done = hook(ran)
     assert (done.exit_code, done.stdout) == (0, "")
     assert done.stderr.count("\n") == 1 and "[capture] Bash" in done.stderr
+
+
+def test_two_agent_sessions_beside_a_hand_started_one_keep_their_own_records(
+    hook, live: Memory, root: Path
+) -> None:
+    # Issue 37: two Claude Code sessions started while a person's session was live both
+    # joined it, so their files, checkpoints and ends mixed in one record
+    repo = root.parent
+    (repo / ".git").mkdir(exist_ok=True)
+    first, second = event("SessionStart", source="startup"), event("SessionStart", source="startup")
+    second["session_id"] = "0d9e4a77-claude"
+    assert hook(first).exit_code == 0
+    answer = hook(second)
+    assert answer.exit_code == 0
+    context = context_of(answer.stdout, "SessionStart")
+    assert "## Also live beside this session" in context and "Refactor the auth module" in context
+    patch = {"structuredPatch": [{"lines": ["-a", "+b"]}]}
+    for sid, name in ((first["session_id"], "one.py"), (second["session_id"], "two.py")):
+        edit = event("PostToolUse", tool_name="Edit", tool_input={"file_path": str(repo / name)})
+        assert hook({**edit, "session_id": sid, "tool_response": patch}).exit_code == 0
+        stop = event("UserPromptSubmit", prompt="go on")  # ends the burst: the edit is logged
+        assert hook({**stop, "session_id": sid}).exit_code == 0
+    sessions = dict(live.live_sessions())
+    assert len(sessions) == 2
+    hand, own = (
+        sessions["hot/context.json"],
+        next(c for r, c in sessions.items() if r != "hot/context.json"),
+    )
+    assert hand.session_id == "s1" and "one.py" in hand.files_modified
+    assert "two.py" not in hand.files_modified
+    assert own.files_modified == ["two.py"]
+    assert (
+        hook({**event("SessionEnd", reason="exit"), "session_id": second["session_id"]}).exit_code
+        == 0
+    )
+    assert live.session().session_id == "s1"  # the person's session stays live
+    assert [rel for rel, _ in live.live_sessions()] == ["hot/context.json"]
+
+
+def test_a_stale_live_session_is_archived_not_joined(hook, root: Path) -> None:
+    # Issue 37: a live session untouched for a week (the sample's) was joined by every new
+    # agent session; a session whose end never fired stayed live for ever
+    old = Memory(root, author="", clock=lambda: dt.datetime.now() - dt.timedelta(days=7))
+    old.start_session("Prepare the removal of the legacy login", "old")
+    old.progress("Port admin impersonation", files=["app/admin.py"])
+    assert hook(event("SessionStart", source="startup")).exit_code == 0
+    memory = Memory(root, author="")
+    now = memory.session()
+    assert now is not None and now.session_id != "old" and now.task.startswith("Claude Code")
+    [archived] = warm_entries(memory, "session archived") or warm_entries(memory, "session end")
+    assert "Archived as stale" in archived.result

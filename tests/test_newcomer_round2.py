@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import sysconfig
+import time
 from pathlib import Path
 
 import pytest
@@ -205,6 +206,19 @@ def test_serve_on_a_busy_port_names_the_address_and_dev_addr(root: Path) -> None
         f"Error: cannot serve on {address}: Address already in use; pass --dev-addr IP:PORT "
         "for another address (e.g. --dev-addr 127.0.0.1:8001)"
     )
+
+
+def test_serve_refuses_an_address_it_cannot_bind_before_building(sample: Path) -> None:
+    # Issue 39.4: serve --dev-addr 10.1.2.3:80 built the whole site (2.3 s) before saying so
+    started = time.monotonic()
+    done = memsite("--root", str(sample), "serve", "--dev-addr", "10.1.2.3:8000")
+    took = time.monotonic() - started
+    assert done.exit_code == 1
+    assert done.stderr.splitlines() == [
+        "Error: cannot serve on 10.1.2.3:8000: Cannot assign requested address; pass --dev-addr "
+        "IP:PORT for another address (e.g. --dev-addr 127.0.0.1:8001)"
+    ]  # no "Documentation built" line before it: nothing was built
+    assert took < 1.0, f"refused after {took:.2f} s"
 
 
 def test_search_says_which_file_it_skipped(root: Path) -> None:

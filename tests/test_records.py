@@ -426,7 +426,10 @@ def test_site_puts_records_on_the_timeline_and_tag_pages_with_their_badges(
         at = timeline.index(f"{{#{record}}}")
         assert f'ms-badge--{badge}">{badge}' in timeline[at : at + 300], record
     assert "Superseded** by [Sign webhooks with Ed25519]" in timeline
-    assert "7 decisions, newest first; 2 current" in timeline
+    # each status counted on its own (issue 39.6: "5 superseded, proposed, rejected or ...")
+    assert (
+        "7 decisions, newest first: 2 current, 2 superseded, 1 proposed, 1 rejected, 1 deprecated."
+    ) in timeline
     tag = site.page("tags/observability.md").markdown
     assert 'ms-badge--deprecated">deprecated</span>' in tag
     assert "Ship logs with Fluentd" in tag

@@ -281,3 +281,23 @@ def test_a_limit_above_the_candidate_pool_returns_every_match(root: Path) -> Non
             )
         assert len(memory.search("kind:learning kills", limit=100, lexical=True)) == 60
         assert len(memory.search("kills", limit=10, lexical=True)) == 10
+
+
+def test_prime_recent_work_sets_each_field_apart(mem: Memory) -> None:
+    # Issue 39.5: "- 2026-12-04 18:08 **progress** - **Author:** newcomer files: src/shop/cart.py
+    # Result: …" ran the author, the details and the result together
+    mem.log(
+        "ran tests",
+        {"command": "pytest tests/shop", "failed": "1"},
+        "one failure in the cart tests",
+        author="newcomer",
+        at="2026-03-10T09:00:00",
+    )
+    primed = mem.prime(task="cart", budget=4_000)
+    activity = next(s for s in primed.sections if s.name == "activity").markdown
+    line = next(line for line in activity.splitlines() if "**ran tests**" in line)
+    assert line.startswith("- 2026-03-10 09:00 **ran tests** by newcomer — ")
+    assert (
+        "command: pytest tests/shop · failed: 1 · Result: one failure in the cart tests (" in line
+    )
+    assert "**Author:**" not in line

@@ -41,7 +41,7 @@ def build(tmp_path: Path, monkeypatch, root: Path, *args: str) -> tuple[int, str
     work.mkdir(exist_ok=True)
     monkeypatch.chdir(work)
     result = CliRunner().invoke(cli, ["--root", str(root), "build", *args])
-    return result.exit_code, result.output, work / "site"
+    return result.exit_code, result.output, root.parent / "site"
 
 
 @pytest.fixture
@@ -205,8 +205,9 @@ def test_plugin_options_in_mkdocs_yml_exclude_and_override_templates(tmp_path, m
     assert result.exit_code == 0, result.output
     site = work / "site"
     assert "Our tags" in (site / "tags" / "index.html").read_text("utf-8")
-    assert not (site / "persona.html").exists() and not (site / "notes" / "notes").exists()
-    assert (site / "notes" / "cold" / "adr").is_dir()  # only the excluded folder went
+    assert not (site / "persona.html").exists()
+    assert not list((site / "notes").glob("runbook*"))
+    assert (site / "notes" / "_" / "cold" / "adr").is_dir()  # only the excluded folder went
     search = json.dumps(read_documents(site))
     assert "persona.html" not in search and "Who this agent is" not in search
     assert "Runbook" not in search
@@ -337,3 +338,27 @@ def test_a_warm_build_keeps_the_related_links_until_the_memory_changes(
     assert asked and "Rotate the argon2 pepper yearly" in (
         site / "decisions" / "index.html"
     ).read_text("utf-8")
+
+
+def test_root_names_the_tree_not_where_the_site_goes(tmp_path, monkeypatch, sample) -> None:
+    # Issue 39.7: `memsite --root ../proj/memory build` from another folder wrote ./site there;
+    # without --root the site goes beside the tree, and now with it too
+    code, output, site = build(tmp_path, monkeypatch, sample)
+    assert code == 0, output
+    assert site == tmp_path / "site" and (site / "index.html").is_file()
+    assert output.strip().endswith(f"built {site}")
+    assert not (tmp_path / "work" / "site").exists()
+
+
+def test_a_project_site_is_named_for_its_repository(tmp_path: Path) -> None:
+    # Issue 39.6: every project's site was called "Memory", whatever its repository
+    from memsite.site.builder import default_config
+
+    (tmp_path / "shop" / ".git").mkdir(parents=True)
+    init_tree(tmp_path / "shop" / "memory")
+    config = default_config(tmp_path / "shop" / "memory", Path("docs"), Path("site"))
+    assert config["site_name"] == "shop memory"
+    init_tree(tmp_path / "loose" / "memory")  # no repository: no name to give
+    assert default_config(tmp_path / "loose" / "memory", Path("d"), Path("s"))["site_name"] == (
+        "Memory"
+    )

@@ -61,7 +61,10 @@ def test_a_checkpoint_in_the_day_log_shows_its_lists_as_lists(checkpointed):
     day = build_site(root, NOW, related=False).page("activity/2026-02-27.md").markdown
     html = section(rendered(day), ids["first"])
     current = '<span class="ms-badge ms-badge--current">current</span>'
-    dump = f'{current} <a href="../decisions/index.md#{ids["dump"]}">Dump sessions nightly</a>'
+    dump = (
+        f'{current} <span class="ms-muted">decision</span> '
+        f'<a href="../decisions/index.md#{ids["dump"]}">Dump sessions nightly</a>'
+    )
     assert f"<li>{dump}</li>" in html
     assert '<li class="ms-todo">Write the backfill script</li>' in html
     assert "<li><code>app/db.py</code></li>" in html

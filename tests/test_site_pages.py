@@ -143,7 +143,7 @@ def test_day_pages_are_out_of_the_nav_and_linked_from_the_activity_index(tree):
     assert "activity/2026-03-21.md" not in str(site.nav)
     assert "[Sat 21 March 2026](2026-03-21.md)" in site.page("activity/index.md").markdown
     assert f"### 14:05:00 · ran tests {{#{ids['ran']}}}" in day.markdown
-    assert "- **command:** pytest -q" in day.markdown
+    assert "- **command:** `pytest -q`" in day.markdown
     assert "**Result:** all green" in day.markdown
     archived = site.page("activity/2026-02-27.md").markdown
     assert "## Sessions" in archived and "**Move sessions to Postgres**" in archived
@@ -152,10 +152,10 @@ def test_day_pages_are_out_of_the_nav_and_linked_from_the_activity_index(tree):
 def test_notes_and_persona_are_pages_in_the_nav(tree):
     root, _ = tree
     site = build_site(root, NOW, related=False)
-    notes = [{"All notes": "notes.md"}, {"Runbook: auth incidents": "notes/notes/runbook.md"}]
+    notes = [{"All notes": "notes.md"}, {"Runbook: auth incidents": "notes/runbook.md"}]
     assert {"Notes": notes} in site.nav
     assert {"Persona": "persona.md"} in site.nav
-    assert "## Tokens rejected" in site.page("notes/notes/runbook.md").markdown
+    assert "## Tokens rejected" in site.page("notes/runbook.md").markdown
     assert "Terse and careful." in site.page("persona.md").markdown
 
 
@@ -163,7 +163,7 @@ def test_exclude_keeps_files_folders_and_tiers_out(tree):
     root, ids = tree
     site = build_site(root, NOW, related=False, exclude=["persona.md", "notes/", "hot"])
     uris = {page.uri for page in site.pages}
-    assert "persona.md" not in uris and "notes/notes/runbook.md" not in uris
+    assert "persona.md" not in uris and "notes/runbook.md" not in uris
     assert not any("persona" in str(item) or "Notes" in str(item) for item in site.nav)
     assert "persona.md" not in site.sources and "hot/context.json" not in site.sources
     assert "Live session" not in site.page("index.md").markdown
@@ -213,7 +213,7 @@ def test_related_entries_are_listed_under_decisions_and_learnings(tree):
     timeline = build_site(root, NOW, related=lookup).page("decisions/index.md").markdown
     related = timeline[timeline.index(f"{{#{ids['pg']}}}") : timeline.index(f"{{#{ids['mongo']}}}")]
     assert f"[Bulk deletes bloat the table](../learnings/database.md#{ids['learn']})" in related
-    assert "[Tokens rejected](../notes/notes/runbook.md#tokens-rejected)" in related
+    assert "[Tokens rejected](../notes/runbook.md#tokens-rejected)" in related
     assert f"decisions/index.md#{ids['pg']})" not in related.split("Related:")[1]  # not itself
 
 
@@ -303,9 +303,12 @@ def assert_session_as_lists(html: str, uri: str, ids: dict[str, str]) -> None:
     assert "<li><code>app/db.py</code></li>" in html
     assert "<li><code>migrations/0007.py</code></li>" in html
     superseded = '<span class="ms-badge ms-badge--superseded">superseded</span>'
-    assert f'{superseded} <a href="{uri}#{ids["mongo"]}">Keep sessions in MongoDB</a>' in html
+    decision = '<span class="ms-muted">decision</span>'
+    assert (
+        f'{superseded} {decision} <a href="{uri}#{ids["mongo"]}">Keep sessions in MongoDB</a>'
+    ) in html
     current = '<span class="ms-badge ms-badge--current">current</span>'
-    assert f'{current} <a href="{uri}#{ids["dump"]}">Dump sessions nightly</a>' in html
+    assert f'{current} {decision} <a href="{uri}#{ids["dump"]}">Dump sessions nightly</a>' in html
     assert '<li class="ms-todo">Write the backfill script</li>' in html
     assert "Schema drafted; backfill next." in html  # the checkpoint, with its summary
     assert f"<p>- {ids['mongo']}" not in html and "- `app/db.py` -" not in html
@@ -352,9 +355,9 @@ def test_ids_in_the_day_log_link_to_their_entries(tmp_path):
     link = f'<a href="../decisions/index.md#{ids["dump"]}"><code>{ids["dump"]}</code></a>'
     assert "<strong>decision:</strong> " in html and link in html
     assert (
-        '<span class="ms-badge ms-badge--superseded">superseded</span> <a href="../decisions'
-        in html
-    )
+        '<span class="ms-badge ms-badge--superseded">superseded</span> '
+        '<span class="ms-muted">decision</span> <a href="../decisions'
+    ) in html
 
 
 def test_a_long_body_is_folded_on_its_day_page_and_kept_whole_on_disk(tmp_path):
@@ -383,3 +386,48 @@ def test_a_long_body_is_folded_on_its_day_page_and_kept_whole_on_disk(tmp_path):
     short = html[html.index("Short and shown.") - 200 :]
     assert "<details" not in short  # a short body is shown as it is
     assert long in (root / "warm" / "2026-03-21.md").read_text("utf-8")
+
+
+def test_note_pages_sit_under_notes_once_and_take_no_index(tree):
+    # Issue 39.6: a note's page was notes/notes/runbook.md; a note elsewhere in the tree and
+    # one named index.md or README.md must not take another page
+    root, _ = tree
+    (root / "notes" / "index.md").write_text("# Index of runbooks\n\nsee below\n")
+    (root / "notes" / "README.md").write_text("# Read me\n\nhello\n")
+    (root / "cold" / "glossary.md").write_text("# Glossary\n\nterms\n")
+    site = build_site(root, NOW, related=False)
+    uris = [page.uri for page in site.pages]
+    assert "notes/runbook.md" in uris
+    assert not any(uri.startswith("notes/notes/") for uri in uris)
+    assert {"notes/index_.md", "notes/README_.md", "notes/_/cold/glossary.md"} <= set(uris)
+    assert "notes/index.md" not in uris and len(uris) == len(set(uris))
+
+
+def test_day_and_tag_pages_give_every_entry_a_status_badge_and_its_kind_in_words(tree):
+    # Issue 39.6: a day page mixed a kind badge (LEARNING) with status badges (CURRENT)
+    root, _ = tree
+    memory = Memory(root, author="", clock=lambda: NOW)
+    memory.learn("Mock the clock", category="testing", why="patching broke", tags=["auth"])
+    memory.decide("Use argon2id", why="memory-hard", tags=["auth"])
+    site = build_site(root, NOW, related=False)
+    for uri in (f"activity/{NOW.date().isoformat()}.md", "tags/auth.md"):
+        page = site.page(uri).markdown
+        assert "ms-badge--learning" not in page, uri
+        assert re.search(r'ms-badge--current">current</span> <span class="ms-muted">learning', page)
+        assert re.search(r'ms-badge--current">current</span> <span class="ms-muted">decision', page)
+
+
+def test_related_links_each_take_a_line(tree):
+    # Issue 39.6: "Related:" ran every link into one dense line, separated by dots
+    root, ids = tree
+
+    def lookup(entry_id: str, limit: int = 5) -> list:
+        if entry_id != ids["pg"]:
+            return []
+        return [Hit(ids["learn"]), Hit("note", "notes/runbook.md", "tokens-rejected", "Tokens")]
+
+    timeline = build_site(root, NOW, related=lookup).page("decisions/index.md").markdown
+    html = rendered(timeline)
+    related = html[html.index('<p class="ms-related">') :]
+    related = related[: related.index("</p>")]
+    assert related.count("<br") == 2 and " · " not in related

@@ -171,7 +171,7 @@ def test_no_memory_text_is_live_in_any_page_head_nav_toc_or_search_index(tmp_pat
     assert scan_site(site) == []
     tag_page = next((site / "tags").glob("tag-*.html")).read_text("utf-8")
     assert "<title>Tag: tag T2\u2039/title\u203a\u2039script\u203a" in tag_page  # text, shown
-    note = (site / "notes" / "notes" / "metadata.html").read_text("utf-8")
+    note = (site / "notes" / "metadata.html").read_text("utf-8")
     assert "Meta T14" in note and "<title>Own heading - Memory</title>" in note  # not metadata
 
 

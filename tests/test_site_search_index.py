@@ -16,6 +16,8 @@ from memsite.site.search_index import (
 )
 from memsite.store.markup import LONG_BODY_CHARS
 
+REPO = Path(__file__).resolve().parent.parent
+
 
 def _site(tmp_path: Path, docs: list[dict[str, str]]) -> Path:
     site = tmp_path / "site"
@@ -120,3 +122,24 @@ def test_a_built_site_indexes_no_label_and_knows_what_holds(tmp_path):
     ):
         assert holders[timeline + replaced] == tuned  # the end of the chain, for both
     assert tuned not in holders
+    # issue 39.6: the pointer a learning or decision leaves in a day log was a second result
+    # beside it, holding its title; a file path's underscores made a bold "init"
+    title = "Inject the clock into token validation instead of freezing time"
+    holding = [d["location"] for d in docs if title in d["title"] + d["text"]]
+    assert holding == [
+        "learnings/testing.html#2026-11-03-inject-the-clock-into-token-validation-instead-of-freezing"
+    ]
+    day = (site / "activity" / "2026-11-03.html").read_text("utf-8")
+    assert "<code>app/auth/__init__.py</code>" in day and "app/auth/<strong>init" not in day
+
+
+def test_the_worker_drops_the_words_the_index_leaves_out():
+    # the worker's STOP and the index's STOP_WORDS are one list: a word the index drops and
+    # the worker keeps would match nothing and empty every query holding it
+    import re
+
+    from memsite.site.search_index import STOP_WORDS
+
+    worker = (REPO / "memsite" / "site" / "assets" / "search-worker.js").read_text("utf-8")
+    listed = worker[worker.index("const STOP") : worker.index(".split(")]
+    assert set(re.findall(r"[a-z]+", listed.split("(", 2)[2])) == STOP_WORDS

@@ -161,7 +161,7 @@ def test_a_learning_supersedes_an_earlier_learning(memory: Memory) -> None:
     result = CliRunner().invoke(
         cli, ["--root", str(memory.root), "learn", "X", "--category", "c", "--supersedes", "nope"]
     )
-    assert result.exit_code == 1 and "no learning with that id" in result.output
+    assert result.exit_code == 2 and "no learning with that id" in result.output
 
 
 def test_check_reports_a_learning_that_supersedes_a_decision(memory: Memory) -> None:

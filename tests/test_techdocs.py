@@ -282,6 +282,50 @@ def test_techdocs_triggers_become_text_for_the_real_extensions() -> None:
     )
 
 
+MARKED = "Runbook **bold** `code` <b>x</b> & [link](https://x.y)"
+PLAIN = "Runbook bold code \u2039b\u203ax\u2039/b\u203a &amp; link"  # as MkDocs takes a title
+
+
+def _marked_source(tmp_path: Path) -> Path:
+    """A TechDocs source of a tree whose note, decision and learning are titled ``MARKED``."""
+    root = tmp_path / "memory"
+    init_tree(root)
+    memory = Memory(root, author="")
+    memory.note(MARKED, body="Some text.")
+    memory.decide(MARKED, why="w")
+    memory.learn(MARKED, why="w", category="ops")
+    out = tmp_path / "techdocs"
+    _export(root, out)
+    return out
+
+
+def _labels(nav: object) -> list[str]:
+    if isinstance(nav, list):
+        return [label for item in nav for label in _labels(item)]
+    if isinstance(nav, dict):
+        return [label for key, item in nav.items() for label in [key, *_labels(item)]]
+    return []
+
+
+def test_the_nav_of_the_techdocs_source_titles_pages_in_plain_text(tmp_path: Path) -> None:
+    """The nav's labels are the pages' titles in the portal's search index (issue 34)."""
+    config = yaml.safe_load((_marked_source(tmp_path) / "mkdocs.yml").read_text("utf-8"))
+    labels = _labels(config["nav"])
+    assert PLAIN in labels
+    assert not [label for label in labels if any(m in label for m in ("**", "`", "](", "<"))]
+    assert {"Home", "Timeline", "All notes", "Ops"} <= set(labels)  # plain ones kept
+
+
+def test_titles_in_the_techdocs_search_index_are_plain_text(mkdocs: Path, tmp_path: Path) -> None:
+    site = _mkdocs_build(mkdocs, _marked_source(tmp_path))
+    titles = [doc["title"] for doc in _locations(site).values()]
+    marked = [title for title in titles if "Runbook" in title]
+    # the note's page, its heading, the decision's and the learning's sections
+    assert len(marked) >= 4 and set(marked) == {PLAIN}, marked
+    (page,) = (site / "notes").rglob("runbook*/index.html")
+    assert "<title>Runbook bold code \u2039b\u203ax\u2039/b\u203a & link - " in page.read_text()
+
+
 def test_a_secret_is_refused_and_nothing_is_exported(root: Path, tmp_path: Path) -> None:
     # written by hand: memsite's own writes redact a token before it reaches a file
     (root / "notes").mkdir(exist_ok=True)

@@ -4,9 +4,13 @@ without a model (issue 23). Called by ``hooks.answer`` for each event; every wri
 ``store/session/harness.py``.
 
 - ``SessionStart`` with no live session starts one (its task is the session's first prompt,
-  until then "Claude Code session <id>"); with a live one it joins it. ``resume``,
-  ``compact`` and ``clear`` continue the session of that ``session_id``; ``fork`` starts a
-  session that names its parent.
+  until then "Claude Code session <id>"); with a live one that no other agent session is in,
+  it joins it; beside a session another one is in, it starts its own (``hot/sessions/``), so
+  two agents never write into one record. A live session untouched for longer than a day
+  (:data:`STALE`) is stale: it is archived, never joined, so a session whose end was never
+  seen (a killed CLI) ends the day after (issue 37). ``resume``, ``compact`` and ``clear``
+  continue the session of that ``session_id``; ``fork`` starts a session that names its
+  parent.
 - ``SessionEnd`` ends only a session the hook started; one a person started by hand gets a
   checkpoint and stays live.
 - ``PostToolUse``/``PostToolUseFailure``: an edit is a warm ``edited file`` entry with its
@@ -27,12 +31,13 @@ from ..store import code, inputs
 from ..store.session import capture, harness, hot
 
 PROMPT_CHARS = 120  # a task named by a prompt keeps its first line, this long at most
+STALE = dt.timedelta(days=1)  # a live session untouched this long is archived, never joined
 
 
 def file_of(memory: Memory, sid: str) -> str | None:
     """The live-session file of Claude Code's session ``sid`` when it has its own (a second
     session running beside the first); None for the tree's ``hot/context.json``."""
-    known = harness.load(memory.root).sessions.get(sid) or {}
+    known = _load(memory).sessions.get(sid) or {}
     rel = known.get("file")
     return rel if isinstance(rel, str) and rel.startswith(hot.SESSIONS + "/") else None
 
@@ -46,7 +51,8 @@ def on_start(memory: Memory, sid: str, source: str) -> None:
 
 def _on_start(memory: Memory, sid: str, source: str) -> None:
     now = memory.clock()
-    state = harness.load(memory.root)
+    _archive_stale(memory, now)
+    state = _load(memory)
     known = state.sessions.get(sid)
     own = file_of(memory, sid)
     if own is not None:
@@ -68,11 +74,11 @@ def _on_start(memory: Memory, sid: str, source: str) -> None:
         holders = [
             other
             for other, record in state.sessions.items()
-            if other != sid
-            and record.get("started")
-            and record.get("session") == context.session_id
+            if other != sid and record.get("session") == context.session_id
         ]
-        if holders:  # another Claude Code session is working in it: this one gets its own
+        # another agent session is working in it (one that started it, or one that joined a
+        # session a person started): this one gets its own, so each records only its own work
+        if holders:
             own = hot.session_file(sid)
             with hot.using(own):
                 _start(memory, sid, f"{harness.PLACEHOLDER}{sid[:8]}", own)
@@ -87,6 +93,46 @@ def _on_start(memory: Memory, sid: str, source: str) -> None:
         _remember(memory, sid, record)
 
 
+def _archive_stale(memory: Memory, now: dt.datetime) -> None:
+    """End every live session untouched for longer than :data:`STALE`: its agent is gone (a
+    killed CLI, a run whose end never fired) or a person left it; either way no new session
+    should write into it, and its pending actions carry over as at any end."""
+    for rel, context in memory.live_sessions():
+        updated = _when(context.updated)
+        if updated is None or now - updated <= STALE:
+            continue
+        with hot.using(rel):
+            memory.end_session(
+                f"Archived as stale: untouched since {updated:%Y-%m-%d %H:%M}, longer than a "
+                "day, and no end was seen.",
+                at=now,
+            )
+
+
+def _when(text: str) -> dt.datetime | None:
+    try:
+        return dt.datetime.fromisoformat(text).replace(tzinfo=None)
+    except (TypeError, ValueError):
+        return None
+
+
+def beside(memory: Memory, sid: str) -> str:
+    """For an agent session with a live session of its own: the tree's main live session
+    beside it, as context (what a person or another agent is doing there), else ``""``."""
+    if file_of(memory, sid) is None:
+        return ""
+    with hot.using(hot.CONTEXT):
+        context = memory.session()
+    if context is None:
+        return ""
+    step = f"; current step: {context.current_step}" if context.current_step else ""
+    return (
+        f"\n## Also live beside this session\n\n{context.task}{step} (session "
+        f"`{context.session_id}`, updated {context.updated[:16].replace('T', ' ')}). Another "
+        "session is working there; this one records its own work.\n"
+    )
+
+
 def _start(memory: Memory, sid: str, task: str, own: str | None) -> dict[str, Any]:
     """Start a live session (in the current live-session file) for ``sid``."""
     started = memory.start_session(task, at=memory.clock())
@@ -99,7 +145,7 @@ def _start(memory: Memory, sid: str, task: str, own: str | None) -> dict[str, An
 
 def on_prompt(memory: Memory, sid: str, prompt: str) -> None:
     """Name a session the hook started after its first prompt."""
-    known = harness.load(memory.root).sessions.get(sid)
+    known = _load(memory).sessions.get(sid)
     if not known or not known.get("started") or not known.get("task"):
         return
     line = next((" ".join(t.split()) for t in prompt.splitlines() if t.strip()), "")
@@ -117,7 +163,7 @@ def on_end(memory: Memory, sid: str, reason: str) -> None:
     flush(memory)
     context = memory.session()
     with harness.lock(memory.root):
-        state = harness.load(memory.root)
+        state = _load(memory)
         known = state.sessions.pop(sid, None)
         if context is not None:  # kept, so that a resume carries the task on
             state.sessions[sid] = {"ended": True, "ended_task": context.task}
@@ -147,12 +193,15 @@ def on_tool(memory: Memory, event: dict[str, Any], failed: bool) -> None:
         return
     command = capture.command_of(tool, tool_input)
     if command is not None:
-        flush(memory)
         status, result = capture.outcome(failed, event.get("tool_response"), event.get("error"))
-        # text from the harness is cleaned (controls, lone surrogates), never refused whole
-        line = " ".join(inputs.clean(command).split())[:2000]
+        # text from the harness is cleaned (controls, lone surrogates), never refused whole: a
+        # long command is cut to the limit once redacted (issue 34.6)
+        line = " ".join(inputs.clean(command).split())
         details = {"command": line, "exit": "?" if status is None else str(status)}
-        memory.log("ran command", details, inputs.clean(result) or None, at=now)
+        try:
+            flush(memory)
+        finally:  # a burst that cannot be written never costs the command its record
+            memory.log("ran command", details, inputs.clean(result) or None, at=now, cut=True)
         return
     change = capture.task_change(tool, tool_input, event.get("tool_response"))
     if change is not None and not failed and memory.session() is not None:
@@ -175,54 +224,90 @@ def _edit(
     now: dt.datetime,
 ) -> None:  # fmt: skip
     repo = code.repository_root(memory.root)
+    if "\0" in path:
+        return  # no file is named so: nothing was edited
     try:
-        rel = code.normalise(str(Path(path).resolve()) if Path(path).is_absolute() else path, repo)
+        target = str(Path(path).resolve()) if Path(path).is_absolute() else path
+        # a comma is no reason to lose an edit (only a Paths value may not hold one)
+        rel = code.normalise(target.replace(",", "\0"), repo).replace("\0", ",")
     except MemsiteError:
-        return  # outside the repository (or a name memsite cannot store): not this code
+        return  # outside the repository: not this code
     tree = memory.root.resolve()
     if tree == Path(repo, rel).resolve() or tree in Path(repo, rel).resolve().parents:
         return  # the agent writing memory itself: memsite records its own writes
+    # a newline or another control character in the name is kept, shown as its escape
+    name = inputs.escaped(rel)
     added, removed = capture.changed_lines(tool, tool_input, response)
+    stamp = now.isoformat()
+    # one read-modify-write under the hot lock (issue 34.5): the burst this edit ends is
+    # logged and this edit's saved before another hook can read the bookkeeping
     with harness.lock(memory.root):
-        state = harness.load(memory.root)
-        burst = state.burst
-        if burst is not None and burst.continues(rel, now):
-            burst.count += 1
-            burst.added += added
-            burst.removed += removed
-            burst.last = now.isoformat()
+        state = _load(memory)
+        ended = state.burst
+        if ended is not None and ended.continues(name, now):
+            ended.count += 1
+            ended.added += added
+            ended.removed += removed
+            ended.last = stamp
             harness.save(memory.root, state)
             return
-    flush(memory)
-    with harness.lock(memory.root):
-        state = harness.load(memory.root)
-        stamp = now.isoformat()
-        state.burst = harness.Burst(rel, stamp, stamp, 1, added, removed)
-        harness.save(memory.root, state)
-    memory.touch([rel], at=now)
+        state.burst = harness.Burst(name, stamp, stamp, 1, added, removed)
+        try:
+            if ended is not None:
+                _log(memory, ended)
+        finally:  # an ended burst that cannot be written never costs this edit its record
+            harness.save(memory.root, state)
+    if len(name) <= inputs.LINE_LIMIT:  # a longer name is in the entry, cut
+        memory.touch([name], at=now)
 
 
 def flush(memory: Memory) -> None:
     """Write the open burst of edits as one ``edited file`` entry."""
     with harness.lock(memory.root):
-        state = harness.load(memory.root)
+        state = _load(memory)
         burst, state.burst = state.burst, None
         if burst is None:
             return
-        harness.save(memory.root, state)
+        try:
+            _log(memory, burst)
+        finally:  # one that cannot be written is dropped (the error says so), never retried
+            harness.save(memory.root, state)
+
+
+def _log(memory: Memory, burst: harness.Burst) -> None:
+    """The ``edited file`` entry of ``burst`` (the caller holds the hot lock)."""
     details = {"file": burst.file, "lines": f"+{burst.added} -{burst.removed}"}
     if burst.count > 1:
         details["edits"] = str(burst.count)
-    memory.log("edited file", details, at=burst.first, paths=[burst.file])
+    # the paths field takes the file itself: not an escaped name (normalise turns every
+    # backslash of a name into "/", so one left here is an escape), a cut one, one with a
+    # comma (which separates paths) or one a glob would read otherwise ("[id].tsx")
+    name = burst.file
+    literal = len(name) <= inputs.LINE_LIMIT and "\\" not in name and "," not in name
+    paths = [name] if literal and not code.is_glob(name) else []
+    memory.log("edited file", details, at=burst.first, paths=paths, cut=True)
+
+
+def _load(memory: Memory) -> harness.Harness:
+    """The bookkeeping; when it could not be read, a notice says so (the hook's stderr)."""
+    state = harness.load(memory.root)
+    if state.problem and state.problem not in memory.notices:
+        memory.notices.append(state.problem)
+        if memory.notify is not None:
+            memory.notify(state.problem)
+    return state
 
 
 def _task(memory: Memory, number: str, subject: str, status: str, now: dt.datetime) -> None:
     """A task the agent created joins the pending actions; one it completed is done."""
     with harness.lock(memory.root):
-        state = harness.load(memory.root)
+        state = _load(memory)
         known = state.tasks.get(number, "")
-        if subject and subject != known:
-            state.tasks[number] = subject
+        if status in ("completed", "deleted"):  # done: its id is needed no more
+            if state.tasks.pop(number, None) is not None:
+                harness.save(memory.root, state)
+        elif subject and subject != known:
+            state.remember_task(number, subject)
             harness.save(memory.root, state)
     name = subject or known
     if not name:
@@ -239,11 +324,8 @@ def _task(memory: Memory, number: str, subject: str, status: str, now: dt.dateti
 
 def _remember(memory: Memory, sid: str, record: dict[str, Any]) -> None:
     with harness.lock(memory.root):
-        state = harness.load(memory.root)
-        state.sessions[sid] = record
-        # a tree is followed by a few harness sessions at a time; forget the oldest beyond that
-        while len(state.sessions) > 32:
-            state.sessions.pop(next(iter(state.sessions)))
+        state = _load(memory)
+        state.remember(sid, record)
         harness.save(memory.root, state)
 
 

@@ -206,7 +206,7 @@ def _answer(
         )
         if built:  # the prompts to come are answered by a warm process (issue 24)
             warm.start(memory.root, memory.cache_dir, lexical)
-        return _context(name, primed.markdown)
+        return _context(name, primed.markdown + following.beside(memory, sid))
     if name == "UserPromptSubmit":
         prompt = _text(event, "prompt")
         following.flush(memory)

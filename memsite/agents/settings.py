@@ -2,9 +2,11 @@
 (issue 23), written into a new file or merged into the project's own.
 
 Each event memsite answers gets one matcher group whose command is the absolute path of the
-memsite that ran ``init`` (the harness's PATH may not hold a virtualenv's ``bin/``). Groups
-that already call ``memsite hook`` are updated in place, every other hook and setting is
-kept, and writing the same block twice changes nothing.
+memsite that ran ``init`` (the harness's PATH may not hold a virtualenv's ``bin/``). Only
+memsite's own hook entries are replaced, inside the groups that hold them (issue 34.7: a
+guard script in the same group as an old memsite hook was dropped with the group); every
+other hook, group and setting is kept, and writing the same block twice changes nothing. A
+settings file that is a link is written through to its target, inside the repository only.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from ..errors import InvalidInput
@@ -21,6 +23,7 @@ from ..store import storage
 SETTINGS = ".claude/settings.json"
 EDITS = "Edit|Write|MultiEdit|NotebookEdit"
 TIMEOUT = 10  # seconds Claude Code waits; memsite answers within 5
+LIMIT = 1 << 20  # bytes of settings read; Claude Code's own are a few KB
 # event -> matcher ("" for events that take none)
 EVENTS = {
     "SessionStart": "startup|resume|clear|compact|fork",
@@ -42,50 +45,123 @@ def hook_command() -> str:
     return f"{shlex.quote(sys.executable)} -m memsite hook"
 
 
-def _ours(group: object) -> bool:
+def is_ours(hook: object) -> bool:
+    """Whether a hook entry runs ``memsite hook`` (as :func:`hook_command` writes it: a
+    ``memsite`` program or ``python -m memsite``), not another tool's script that only
+    names memsite."""
+    command = hook.get("command") if isinstance(hook, dict) else None
+    if not isinstance(command, str):
+        return False
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    return (
+        len(words) >= 2
+        and words[-1] == "hook"
+        and (PurePath(words[0]).name == "memsite" or words[-3:-1] == ["-m", "memsite"])
+    )
+
+
+def _without_ours(group: object) -> object | None:
+    """``group`` without memsite's hook entries; None when they were all it held."""
     hooks = group.get("hooks") if isinstance(group, dict) else None
-    return isinstance(hooks, list) and any(
-        isinstance(h, dict) and "memsite" in str(h.get("command", "")) and
-        str(h.get("command", "")).rstrip().endswith(" hook")
-        for h in hooks
-    )  # fmt: skip
+    if not isinstance(group, dict) or not isinstance(hooks, list):
+        return group
+    kept = [hook for hook in hooks if not is_ours(hook)]
+    if len(kept) == len(hooks):
+        return group
+    return {**group, "hooks": kept} if kept else None
+
+
+def _event_groups(groups: list[Any], matcher: str, entry: dict[str, Any]) -> list[Any]:
+    """An event's groups with memsite's ``entry`` in place of the first memsite hook of a
+    group with ``matcher`` (its neighbours kept), or else in a group of its own at the end;
+    memsite's hooks in other groups are taken out, and a group left empty goes."""
+    home = next(
+        (
+            i
+            for i, group in enumerate(groups)
+            if isinstance(group, dict)
+            and group.get("matcher", "") == matcher
+            and isinstance(group.get("hooks"), list)
+            and any(is_ours(hook) for hook in group["hooks"])
+        ),
+        None,
+    )
+    out: list[Any] = []
+    for i, group in enumerate(groups):
+        if i == home:
+            hooks = group["hooks"]
+            first = next(j for j, hook in enumerate(hooks) if is_ours(hook))
+            rest = [hook for hook in hooks[first + 1 :] if not is_ours(hook)]
+            out.append({**group, "hooks": [*hooks[:first], entry, *rest]})
+            continue
+        kept = _without_ours(group)
+        if kept is not None:
+            out.append(kept)
+    if home is None:
+        out.append({"matcher": matcher, "hooks": [entry]} if matcher else {"hooks": [entry]})
+    return out
 
 
 def merged(settings: dict[str, Any], command: str) -> dict[str, Any]:
-    """``settings`` with memsite's hook group for every event (others kept as they are)."""
+    """``settings`` with memsite's hook for every event, every other hook kept where it is."""
     out = dict(settings)
     hooks = out.get("hooks", {})
     if not isinstance(hooks, dict):
         raise InvalidInput(f"{SETTINGS}: 'hooks' is not an object; fix it by hand first")
     hooks = dict(hooks)
+    entry = {"type": "command", "command": command, "timeout": TIMEOUT}
     for event, matcher in EVENTS.items():
-        group: dict[str, Any] = {
-            "hooks": [{"type": "command", "command": command, "timeout": TIMEOUT}]
-        }
-        if matcher:
-            group = {"matcher": matcher, **group}
         groups = hooks.get(event, [])
         if not isinstance(groups, list):
             raise InvalidInput(f"{SETTINGS}: hooks.{event} is not a list; fix it by hand first")
-        kept = [g for g in groups if not _ours(g)]
-        hooks[event] = [*kept, group]
+        hooks[event] = _event_groups(groups, matcher, entry)
     out["hooks"] = hooks
     return out
 
 
+def _target(project: Path, path: Path) -> Path:
+    """Where the settings are written: the file ``path`` names, through any link, when that
+    is inside the repository (a link stays a link); a link out of it is refused."""
+    real = path.resolve()
+    if project.resolve() not in real.parents:
+        raise InvalidInput(
+            f"{path}: leads to {real} through a link, outside the repository; not changed: add "
+            "memsite's hooks there by hand, or replace the link with a file"
+        )
+    return real
+
+
+def _read(project: Path, path: Path) -> dict[str, Any]:
+    try:
+        raw = storage.read_inside(project, path, limit=LIMIT)
+    except FileNotFoundError:
+        return {}
+    try:
+        existing = json.loads(raw)
+    except RecursionError:
+        raise InvalidInput(f"{path}: JSON nested too deeply; fix it by hand first") from None
+    except (ValueError, UnicodeDecodeError) as err:
+        raise InvalidInput(f"{path}: not JSON ({err}); fix it by hand first") from None
+    if not isinstance(existing, dict):
+        raise InvalidInput(f"{path}: not a JSON object; fix it by hand first")
+    return existing
+
+
 def write_settings(project: Path, command: str | None = None) -> tuple[Path, bool]:
-    """Write or merge ``project/.claude/settings.json``; whether the file changed."""
+    """Write or merge ``project/.claude/settings.json``; whether the file changed. The file
+    keeps its mode, and a link keeps pointing at the file it names, which is rewritten."""
     path = project / SETTINGS
-    existing: dict[str, Any] = {}
-    if path.exists():
-        try:
-            existing = json.loads(storage.read_inside(project, path, limit=1 << 20))
-        except (ValueError, UnicodeDecodeError) as err:
-            raise InvalidInput(f"{path}: not JSON ({err}); fix it by hand first") from None
-        if not isinstance(existing, dict):
-            raise InvalidInput(f"{path}: not a JSON object; fix it by hand first")
+    target = _target(project, path)
+    existing = _read(project, target)
     wanted = merged(existing, command or hook_command())
-    if wanted == existing:
-        return path, False
-    storage.replace(project, path, json.dumps(wanted, indent=2) + "\n")
+    try:
+        if wanted == existing:
+            return path, False
+        text = json.dumps(wanted, indent=2) + "\n"
+    except RecursionError:
+        raise InvalidInput(f"{path}: JSON nested too deeply; fix it by hand first") from None
+    storage.replace(project, target, text)
     return path, True

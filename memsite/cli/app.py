@@ -36,6 +36,8 @@ class _Group(click.Group):
         try:
             with spelled(FLAGS):  # memsite's messages name --at, not at= (issue 25.5)
                 return super().invoke(ctx)
+        except click.NoSuchOption as err:
+            raise _Usage(_suggested(err)) from None
         except click.UsageError as err:
             # one line like every other error, keeping exit code 2 (issue 13)
             raise _Usage(err.format_message()) from None
@@ -46,6 +48,36 @@ class _Group(click.Group):
         except OSError as err:
             where = f"{err.filename}: " if err.filename else ""
             raise click.ClickException(f"{where}{err.strerror or err}") from None
+
+
+# Words people type for an option memsite spells otherwise: click's own guess goes by spelling
+# alone (`decide --reason` was told "Did you mean '--json'?", issue 39.2).
+SYNONYMS = {
+    "--reason": "--why",
+    "--because": "--why",
+    "--rationale": "--why",
+    "--tags": "--tag",
+    "--file": "--path",
+    "--files": "--path",
+    "--paths": "--path",
+    "--message": "--body",
+    "--text": "--body",
+    "--date": "--at",
+    "--when": "--at",
+    "--format": "--json",
+}
+
+
+def _suggested(err: click.NoSuchOption) -> str:
+    """The unknown option's message, suggesting the option it most likely means: one of
+    :data:`SYNONYMS` that the command has, else click's guess by spelling."""
+    meant = SYNONYMS.get(err.option_name)
+    command = err.ctx.command if err.ctx is not None else None
+    if meant is not None and command is not None:
+        known = {name for param in command.params for name in getattr(param, "opts", ())}
+        if meant in known:
+            return f"No such option '{err.option_name}'. Did you mean '{meant}'?"
+    return err.format_message()
 
 
 def explicit_root(ctx: click.Context) -> str | None:

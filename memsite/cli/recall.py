@@ -1,4 +1,4 @@
-"""Commands that rank memory: index, search, recall, prime, related, eval (issue 3).
+"""Commands that read memory: index, search, recall, why, prime, get, related, eval (issue 3).
 
 ``memsite.cli`` imports this module once ``cli`` exists, so the commands register
 themselves on the group here. Each parses, makes one ``Memory`` call, and echoes.
@@ -214,6 +214,24 @@ def prime(ctx: click.Context, task: str | None, budget: int, as_json: bool, lexi
         _dump(primed.to_dict())
     else:
         click.echo(primed.markdown, nl=False)
+
+
+@cli.command()
+@click.argument("ref", metavar="ID")
+@click.option("--json", "as_json", is_flag=True, help="Print the entry as the API's JSON.")
+@click.pass_context
+def get(ctx: click.Context, ref: str, as_json: bool) -> None:
+    """One whole entry by id or path#anchor citation, as its markdown (what MCP's get gives)."""
+    found = _memory(ctx).get(ref)
+    if as_json:
+        _dump(found.to_dict())
+        return
+    click.echo(found.markdown, nl=False)
+    if found.superseded_by is not None:
+        newer = found.superseded_by
+        click.echo(
+            f"superseded by {newer.title} ({newer.id}) on {newer.date.isoformat()}", err=True
+        )
 
 
 @cli.command()

@@ -58,8 +58,17 @@ def init(
     if techdocs and not ci:
         raise click.UsageError("--techdocs is for the CI workflow: give --ci github or gitlab too")
 
-    # init never searches upwards: it makes ./memory unless told where (issue 10)
-    target = Path(directory or explicit_root(ctx) or "memory")
+    # init never searches upwards: it makes ./memory unless told where (issue 10); but a tree
+    # that already serves this folder is named, not doubled (issue 39.1)
+    named = directory or explicit_root(ctx)
+    if named is None:
+        _refuse_a_second_tree()
+    target = Path(named or "memory")
+    if ci:
+        from ..site import workflows
+
+        how = workflows.given_install(install) if install else workflows.this_install(Path.cwd())
+        workflows.check_names(ci, target.as_posix(), how)  # before anything is written
     add_records(ctx, target)
     created, kept = init_tree(target)
     for rel in created:
@@ -85,9 +94,6 @@ def init(
             raise click.ClickException(str(err)) from None
         click.echo(f"{'wrote' if changed else 'kept   '} {path} (memsite's Claude Code hooks)")
     if ci:
-        from ..site import workflows
-
-        how = workflows.given_install(install) if install else workflows.this_install(Path.cwd())
         path, created = workflows.write_workflow(
             Path.cwd(), ci, target.as_posix(), how, techdocs=techdocs
         )
@@ -100,3 +106,20 @@ def init(
                 f"edit {path}: memsite could not tell where it was installed from; replace "
                 f"{how.spec} with a pip requirement, or run memsite init --ci {ci} --install SPEC"
             )
+
+
+def _refuse_a_second_tree() -> None:
+    """Refuse a bare ``init`` below (or inside) a tree that every command run here would use:
+    the new ``./memory`` would silently take its place for this folder only."""
+    from ..store.tree import find_root
+
+    try:
+        existing = find_root(Path("."))
+    except MemsiteError:
+        return
+    if existing == Path("memory"):
+        return  # this folder's own tree: init again keeps what is there
+    raise click.ClickException(
+        f"a memory tree already serves this folder: {existing}; commands run here use it. "
+        "To make a second tree deliberately, name its folder: memsite init DIR"
+    )

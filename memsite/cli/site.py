@@ -168,17 +168,36 @@ def serve(ctx: click.Context, dev_addr: str | None, config_file: Path | None) ->
 
     from ..site import builder
 
+    address = dev_addr or _configured_address(config_file or Path("mkdocs.yml"))
     try:
+        _try_binding(address)  # before the build: refused in a moment, not after it (39.4)
         with _mkdocs_log("INFO"):
             builder.serve(_explicit_root(ctx), dev_addr=dev_addr, config_file=config_file)
     except OSError as err:  # the bare strerror named neither the address nor the fix (25.8)
         if err.errno not in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
             raise
-        address = dev_addr or _configured_address(config_file or Path("mkdocs.yml"))
         raise click.ClickException(
             f"cannot serve on {address}: {err.strerror}; pass --dev-addr IP:PORT for another "
             "address (e.g. --dev-addr 127.0.0.1:8001)"
         ) from None
+
+
+def _try_binding(address: str) -> None:
+    """Bind ``address`` and let it go at once: ``OSError`` when the server could not bind it
+    (in use, not this machine's, a privileged port). An address that does not parse is left
+    to the server's own message."""
+    import socket
+
+    host, _, port = address.rpartition(":")
+    try:
+        found = socket.getaddrinfo(host.strip("[]") or None, int(port), type=socket.SOCK_STREAM)
+    except (ValueError, socket.gaierror):
+        return
+    family, kind, proto, _, where = found[0]
+    with socket.socket(family, kind, proto) as probe:
+        # as the dev server binds: an address in TIME_WAIT is free to it
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind(where)
 
 
 def _configured_address(config: Path) -> str:

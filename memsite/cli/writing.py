@@ -6,6 +6,7 @@ Each parses its options, makes one ``Memory`` call, and echoes.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -138,24 +139,43 @@ def pending() -> None:
     """Pending actions of the live session."""
 
 
+PENDING_JSON = click.option(
+    "--json", "as_json", is_flag=True, help='Print the list as JSON: {"pending": [...]}.'
+)
+
+
+@pending.command("list")
+@PENDING_JSON
+@click.pass_context
+def pending_list(ctx: click.Context, as_json: bool) -> None:
+    """Print how many actions are pending in the live session, and the list."""
+    context = _memory(ctx).session()
+    _print_pending(list(context.pending_actions) if context is not None else [], as_json)
+
+
 @pending.command("add")
 @click.argument("text")
+@PENDING_JSON
 @click.pass_context
-def pending_add(ctx: click.Context, text: str) -> None:
+def pending_add(ctx: click.Context, text: str, as_json: bool) -> None:
     """Add a pending action; prints how many are pending, and the list."""
-    _print_pending(_memory(ctx).pending_add(text))
+    _print_pending(_memory(ctx).pending_add(text), as_json)
 
 
 @pending.command("done")
 @click.argument("text")
+@PENDING_JSON
 @click.pass_context
-def pending_done(ctx: click.Context, text: str) -> None:
+def pending_done(ctx: click.Context, text: str, as_json: bool) -> None:
     """Mark a pending action done (exact text or a unique part of it); prints what is left."""
-    _print_pending(_memory(ctx).pending_done(text))
+    _print_pending(_memory(ctx).pending_done(text), as_json)
 
 
-def _print_pending(items: list[str]) -> None:
-    """One shape for ``pending add`` and ``pending done``: the count, then the list."""
+def _print_pending(items: list[str], as_json: bool) -> None:
+    """One shape for every ``pending`` command: the count, then the list (or the JSON)."""
+    if as_json:
+        click.echo(json.dumps({"pending": items}, indent=2, ensure_ascii=False))
+        return
     click.echo(f"{len(items)} pending")
     for item in items:
         click.echo(f"- [ ] {item}")
@@ -278,6 +298,7 @@ def learn(
 )
 @click.option("--result", help="How it turned out.")
 @code_options
+@click.option("--json", "as_json", is_flag=True, help='Print the id as JSON: {"id": ...}.')
 @write_command
 def log(
     memory: Memory,
@@ -287,19 +308,32 @@ def log(
     result: str | None,
     paths: tuple[str, ...],
     commit: str | None,
+    as_json: bool,
 ) -> None:
     """Append an activity to today's warm log; prints the id."""
     typed = from_here(memory, paths, "--path")
-    click.echo(memory.log(action, details, result, paths=typed.paths, commit=commit, **write))
+    entry_id = memory.log(action, details, result, paths=typed.paths, commit=commit, **write)
+    click.echo(json.dumps({"id": entry_id}) if as_json else entry_id)
     typed.warn()
 
 
 @cli.command()
 @click.argument("title")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='Print the note as JSON: {"path": ..., "citation": ...}.',
+)
 @write_command
-def note(memory: Memory, write: dict[str, Any], title: str) -> None:
+def note(memory: Memory, write: dict[str, Any], title: str, as_json: bool) -> None:
     """Create notes/<slug>.md titled TITLE from --body (never overwrites); prints its path."""
-    click.echo(memory.root / memory.note(title, **write))
+    rel = memory.note(title, **write)
+    if as_json:
+        data = {"path": str(memory.root / rel), "citation": rel}
+        click.echo(json.dumps(data, ensure_ascii=False))
+    else:
+        click.echo(memory.root / rel)
 
 
 @cli.command()
@@ -312,8 +346,13 @@ def note(memory: Memory, write: dict[str, Any], title: str) -> None:
     help="Also warn of current decisions that govern one path and answer one question.",
 )
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the problems and their counts as JSON."
+)
 @click.pass_context
-def check(ctx: click.Context, since: str | None, overlaps: bool, strict: bool) -> None:
+def check(
+    ctx: click.Context, since: str | None, overlaps: bool, strict: bool, as_json: bool
+) -> None:
     """Validate the tree; prints path:line: message, exits 1 on errors."""
     import time
 
@@ -327,15 +366,25 @@ def check(ctx: click.Context, since: str | None, overlaps: bool, strict: bool) -
         problems += audit_since(root, since)
     if overlaps:
         problems += overlap_warnings(root)
-    for problem in problems:
-        click.echo(f"{problem}")
     errors = sum(p.severity == "error" for p in problems)
     warnings = len(problems) - errors
-    if persona_is_template(root):  # not a problem of the tree, but why prime has no persona
-        click.echo("persona.md is still the template: nothing injected (edit it)", err=True)
-    for process in warm_processes(root, memory.cache_dir, time.time()):  # not problems either
-        click.echo(f"info: {process}", err=True)
-    click.echo(f"{errors} error(s), {warnings} warning(s)", err=True)
+    template = persona_is_template(root)
+    if as_json:
+        data = {
+            "problems": [dataclasses.asdict(problem) for problem in problems],
+            "errors": errors,
+            "warnings": warnings,
+            "persona_is_template": template,
+        }
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        for problem in problems:
+            click.echo(f"{problem}")
+        if template:  # not a problem of the tree, but why prime has no persona
+            click.echo("persona.md is still the template: nothing injected (edit it)", err=True)
+        for process in warm_processes(root, memory.cache_dir, time.time()):  # nor are these
+            click.echo(f"info: {process}", err=True)
+        click.echo(f"{errors} error(s), {warnings} warning(s)", err=True)
     if errors or (strict and warnings):
         ctx.exit(1)
 

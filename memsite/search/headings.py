@@ -72,9 +72,9 @@ def _inline_parser():  # type: ignore[no-untyped-def]
 HEADING_PARSED = 4_000
 
 
-def _inline_text(content: str) -> str:
-    """The plain text of a heading's inline markdown (``**b** `c``` gives ``b c``), of its
-    first HEADING_PARSED characters."""
+def inline_text(content: str) -> str:
+    """The plain text of a heading's inline markdown (``**b** `c``` gives ``b c``, a link its
+    text, raw HTML nothing), of its first HEADING_PARSED characters."""
     parts = []
     for token in _inline_parser().parseInline(content[:HEADING_PARSED]):
         parts += _plain_parts(token)
@@ -103,7 +103,7 @@ def headings(text: str) -> list[Heading]:
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or token.map is None:
             continue
-        words = _inline_text(tokens[index + 1].content)
+        words = inline_text(tokens[index + 1].content)
         anchor = unique_anchor(toc_slug(words), taken)
         if token.level == 0:
             found.append(Heading(token.map[0], token.map[1], int(token.tag[1]), words, anchor))

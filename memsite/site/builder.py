@@ -72,10 +72,21 @@ MARKDOWN_EXTENSIONS: list[Any] = [
 ]
 
 
+def site_name(root: Path) -> str:
+    """The site's name without a configuration: the memory of the git repository that holds the
+    tree, by the repository's folder name (``shop memory``), else ``Memory`` (issue 39.6: every
+    project's site was called Memory)."""
+    from ..store.code import is_repository, repository_root
+
+    repo = repository_root(root)
+    name = " ".join(repo.name.split())
+    return f"{name} memory" if is_repository(repo) and name else "Memory"
+
+
 def default_config(root: Path, docs_dir: Path, site_dir: Path) -> dict[str, Any]:
     """The configuration used where there is no ``mkdocs.yml``."""
     return {
-        "site_name": "Memory",
+        "site_name": site_name(root),
         "docs_dir": str(docs_dir),
         "site_dir": str(site_dir),
         "theme": theme(),
@@ -103,7 +114,9 @@ def _config_file(
         if (root.parent / CONFIG).is_file():
             yield (root.parent / CONFIG).resolve()
             return
-        site_dir = site_dir or root.parent / "site"
+    # beside the tree, wherever the command runs: --root names the tree, not the folder the
+    # site goes to (issue 39.7)
+    site_dir = site_dir or root.parent / "site"
     import yaml
 
     check_root(root)

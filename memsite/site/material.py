@@ -47,7 +47,18 @@ def is_excluded(path: str, patterns: Iterable[str]) -> bool:
 
 
 def note_uri(path: str) -> str:
-    return "notes/" + PurePosixPath(path).with_suffix(".md").as_posix()
+    """The page of the note at ``path`` (relative to the tree): ``notes/runbook.md`` is
+    ``notes/runbook.md`` on the site (issue 39.6: it was ``notes/notes/runbook.md``); a note
+    elsewhere in the tree (``cold/glossary.md``, ``README.md``) goes under ``notes/_/``, a
+    folder no note of ``notes/`` is expected to hold, so the two never take one page."""
+    page = PurePosixPath(path).with_suffix(".md")
+    if page.stem.lower() in ("index", "readme"):
+        # MkDocs makes either a folder's index page: notes/index.md would take the notes
+        # list's page (notes.md is notes/index.html)
+        page = page.with_name(page.stem + "_.md")
+    if page.parts[:1] == ("notes",) and len(page.parts) > 1:
+        return page.as_posix()
+    return "notes/_/" + page.as_posix()
 
 
 # Page names the site's own index pages hold in the folders where names from memory go.

@@ -86,6 +86,7 @@ def build_site(
         count=len(decisions),
         records=any(e.fields.get("record") for e in decisions),
         current=sum(1 for e in decisions if builder.view(e)["status"] == "current"),
+        by_status=_by_status(builder.view(e)["status"] for e in decisions),
     )
     indexes.tags(builder, decisions, learnings)
     categories = indexes.learnings(builder, learnings, recurring(learnings))
@@ -252,3 +253,14 @@ def _activity(
             older=days[position + 1] if position + 1 < len(days) else None,
         )
     return days
+
+
+STATUS_ORDER = ("current", "superseded", "accepted", "proposed", "rejected", "deprecated")
+
+
+def _by_status(statuses: Iterable[object]) -> str:
+    """``12 current, 3 superseded, 1 proposed``: each status that some decision has, with its
+    count (issue 39.6: the timeline said "1 superseded, proposed, rejected or deprecated")."""
+    counted = Counter(str(status) for status in statuses if status)
+    order = [*STATUS_ORDER, *sorted(set(counted) - set(STATUS_ORDER))]
+    return ", ".join(f"{counted[name]} {name}" for name in order if counted[name])

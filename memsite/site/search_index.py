@@ -78,6 +78,22 @@ STOP_WORDS = frozenset(
         "were",
         "will",
         "with",
+        # a question asked in words (issue 39.6)
+        *[
+            "why",
+            "what",
+            "when",
+            "where",
+            "who",
+            "whom",
+            "how",
+            "which",
+            "did",
+            "do",
+            "does",
+            "done",
+        ],
+        *["we", "our", "us", "you", "your", "me", "my", "should", "could", "would", "can", "about"],
     ]
 )
 _WORD = re.compile(r"[^\W_]+")

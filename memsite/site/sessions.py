@@ -45,7 +45,8 @@ class Named:
 
     id: str
     link: Link | None = None
-    badge: str = ""  # current, superseded or learning
+    badge: str = ""  # its status: current or superseded, for a decision and a learning alike
+    kind: str = ""  # decision or learning: said in words beside the badge (issue 39.6)
 
 
 @dataclass(frozen=True)
@@ -87,9 +88,9 @@ class SessionView:
 
     @property
     def named_label(self) -> str:
-        if self.named and all(n.badge == "learning" for n in self.named):
+        if self.named and all(n.kind == "learning" for n in self.named):
             return "Learnings"
-        if any(n.badge == "learning" for n in self.named):
+        if any(n.kind == "learning" for n in self.named):
             return "Decisions and learnings"
         return "Decisions"
 
@@ -127,11 +128,9 @@ def named(tree: Material, ids: list[str]) -> list[Named]:
         entry = tree.by_id.get(entry_id)
         if entry is None or entry.kind not in ("decision", "learning"):
             found.append(Named(entry_id))
-        elif entry.kind == "learning":
-            found.append(Named(entry_id, tree.links.get(entry_id), "learning"))
         else:
             status = "superseded" if tree.superseded_by.get(entry_id) else "current"
-            found.append(Named(entry_id, tree.links.get(entry_id), status))
+            found.append(Named(entry_id, tree.links.get(entry_id), status, entry.kind))
     return found
 
 

@@ -1,9 +1,16 @@
-"""CI workflows that check the memory and publish its site on every commit (``init --ci``)."""
+"""CI workflows that check the memory and publish its site on every commit (``init --ci``).
+
+The memory's folder goes into shell lines of a YAML file read by the CI first: each line
+names it as one quoted word, and is itself a YAML scalar that reads back as written (issue
+34.8: ``memsite --root $(touch PWN) check`` ran the folder's name in CI).
+"""
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import json
+import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -46,8 +53,8 @@ jobs:
           path: {cache}
           key: memsite-index-${{{{ github.sha }}}}
           restore-keys: memsite-index-
-      - run: memsite{root} check
-      - run: memsite{root} build --strict --site-dir site
+      - run: {check}
+      - run: {build}
       - uses: actions/upload-pages-artifact@v3
         with:
           path: site
@@ -76,8 +83,8 @@ _GITLAB = """\
   before_script:
 {install}
   script:
-    - memsite{root} check
-    - memsite{root} build --strict --site-dir public
+    - {check}
+    - {build}
 
 memsite-check:
   extends: .memsite
@@ -213,6 +220,52 @@ def _install_step(kind: str, install: Install) -> str:
     return "\n".join([*lines, f"{indent}{key}{json.dumps(install.command)}"])
 
 
+# a YAML plain scalar that reads back as the same string: no indicator, quote or colon to
+# start or end it, and a space or slash so it is never a number, boolean or null
+_PLAIN = re.compile(r"[A-Za-z.][\w./'\"$=-]*(?: [\w./'\"$=-]+)*")
+# what GitHub Actions replaces anywhere in a workflow, in a quoted string too
+_EXPRESSION = "${{"
+
+
+def yaml_scalar(text: str) -> str:
+    """``text`` as a YAML scalar: as it is when plain YAML reads it back unchanged (the
+    usual ``memsite check``), else as a JSON string (which is YAML)."""
+    if _PLAIN.fullmatch(text) and (" " in text or "/" in text):
+        return text
+    return json.dumps(text, ensure_ascii=False)
+
+
+def run_line(root: str, command: str) -> str:
+    """``memsite [--root ROOT] COMMAND`` as the YAML scalar of a shell line: ROOT quoted so
+    the shell passes it as one word whatever it holds."""
+    option = "" if root in ("memory", "./memory", "") else f" --root {shlex.quote(root)}"
+    return yaml_scalar(f"memsite{option} {command}")
+
+
+def check_names(kind: str, root: str, install: Install = PLACEHOLDER) -> None:
+    """Refuse what a workflow of ``kind`` cannot hold as text: a control character in the
+    memory's folder (a YAML line holds it), and for GitHub ``${{`` in the folder or the
+    install spec, an expression Actions would evaluate before the shell sees the line."""
+    bad = next((c for c in root if not c.isprintable()), None)
+    if bad is not None:
+        raise InvalidInput(
+            f"--ci {kind}: the memory folder {root!r} holds U+{ord(bad):04X}; a CI line "
+            "cannot name it: rename the folder"
+        )
+    if kind != "github":
+        return
+    if _EXPRESSION in root:
+        raise InvalidInput(
+            f"--ci github: the memory folder {root!r} holds '${{{{', which GitHub Actions "
+            "reads as an expression anywhere in a workflow; rename the folder"
+        )
+    if _EXPRESSION in install.spec:
+        raise InvalidInput(
+            f"--install {install.spec!r} holds '${{{{', which GitHub Actions reads as an "
+            "expression anywhere in a workflow; give the spec without it"
+        )
+
+
 def render_workflow(
     kind: str,
     root: str = "memory",
@@ -223,22 +276,29 @@ def render_workflow(
 ) -> tuple[str, str]:
     """The path (relative to the repository) and text of the workflow for ``kind``: the
     site's, or with ``techdocs`` the Backstage TechDocs one of component ``component``."""
-    option = "" if root in ("memory", "./memory", "") else f" --root {root}"
-    parent = PurePosixPath(root or "memory").parent
-    cache = ".memsite/" if str(parent) == "." else f"{parent}/.memsite/"
     if kind not in ("github", "gitlab"):
         raise InvalidInput(f"--ci {kind!r}: expected github or gitlab")
+    check_names(kind, root, install)
+    parent = PurePosixPath(root or "memory").parent
+    cache = yaml_scalar(".memsite/" if str(parent) == "." else f"{parent}/.memsite/")
     step = _install_step(kind, install)
+    run = functools.partial(run_line, root)
     if techdocs:
         from .publish import recipes
 
         return recipes.render(
-            kind, root=option, cache=cache, install=step, component=json.dumps(component)
+            kind, run=run, cache=cache, install=step, component=json.dumps(component)
         )
     if kind == "github":
-        return GITHUB_PATH, _GITHUB.format(root=option, cache=cache, install=step)
+        build = run("build --strict --site-dir site")
+        return GITHUB_PATH, _GITHUB.format(
+            check=run("check"), build=build, cache=cache, install=step
+        )
     if kind == "gitlab":
-        return GITLAB_PATH, _GITLAB.format(root=option, cache=cache, install=step)
+        build = run("build --strict --site-dir public")
+        return GITLAB_PATH, _GITLAB.format(
+            check=run("check"), build=build, cache=cache, install=step
+        )
     raise InvalidInput(f"--ci {kind!r}: expected github or gitlab")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -15,10 +16,11 @@ from .model import Entry
 from .session import hot
 
 
-def check_tree(root: Path) -> list[Problem]:
+def check_tree(root: str | os.PathLike[str]) -> list[Problem]:
     """Every problem in the tree: unreadable files, bad headings and dates, duplicate ids,
     dangling ``Supersedes`` or ``Repeats``, a ``Paths`` glob that cannot be compiled, a broken
-    ``hot/context.json``."""
+    ``hot/context.json``. ``root`` is a path or a string, as ``Memory`` takes."""
+    root = Path(root)
     tree.check_root(root)
     read = tree.read_tree(root)
     problems = list(read.parsed.problems)
@@ -175,8 +177,9 @@ def _beyond_site_limits(entries: list[Entry]) -> list[Problem]:
     return problems
 
 
-def audit_since(root: Path, ref: str) -> list[Problem]:
+def audit_since(root: str | os.PathLike[str], ref: str) -> list[Problem]:
     """Entries present at ``ref`` that were changed or removed since (``hot/`` excluded)."""
+    root = Path(root)
     tree.check_root(root)
     try:
         run(root, "rev-parse", "--is-inside-work-tree")

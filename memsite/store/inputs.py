@@ -35,6 +35,11 @@ _BREAKS = re.compile("\r\n|[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 # no "[31m" is left behind once the escape character is gone
 _ESCAPES = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)")
 _CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+# what ``escaped`` writes as an escape: every control character (tab and newline too), the
+# line and paragraph separators, and lone surrogates
+_UNPRINTED = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_SHORT = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+CUT_MARK = " […]"  # ends a value from outside that was cut to its limit
 
 
 def clean(text: str) -> str:
@@ -45,6 +50,23 @@ def clean(text: str) -> str:
     character (C0 but tab and newline, DEL, C1) are dropped. Size is left to the caller."""
     text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return _CONTROLS.sub("", _ESCAPES.sub("", _BREAKS.sub("\n", text)))
+
+
+def escaped(name: str) -> str:
+    """A name from outside (a file an agent edited) made one line of text without losing a
+    character: each control character, line separator and lone surrogate is written as its
+    escape (``\\n``, ``\\t``, ``\\x1b``, ``\\u2028``, ``\\udcff``), so a newline in a file's name
+    is shown, never breaks the line it is written on."""
+    return _UNPRINTED.sub(lambda found: _SHORT.get(found[0]) or ascii(found[0])[1:-1], name)
+
+
+def cut(text: str, limit: int = LINE_LIMIT) -> str:
+    """``text`` within ``limit`` characters: whole, or its start and ``CUT_MARK``. For text
+    from outside that is kept rather than refused; redact it whole before it is cut, so a
+    secret across the cut is never left half."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - len(CUT_MARK)].rstrip() + CUT_MARK
 
 
 def _bad_character(text: str, allowed: str) -> str | None:
@@ -68,17 +90,18 @@ def _describe(char: str) -> str:
     return f"a control character (U+{ord(char):04X})"
 
 
-def one_line(value: str | None, name: str | Param) -> str:
+def one_line(value: str | None, name: str | Param, limit: int | None = LINE_LIMIT) -> str:
     """A title, action, tag, category or id: one line, no control characters, not empty (an
-    empty one is a ``BadValue``: a usage error on the command line, issue 25.8)."""
+    empty one is a ``BadValue``: a usage error on the command line, issue 25.8), at most
+    ``limit`` characters (None: any length, for a value that is cut after redaction)."""
     if value is None or not value.strip():
         raise BadValue(f"{name} is empty")
     bad = _bad_character(value, "\t")
     if bad is not None:
         raise InvalidInput(f"{name} contains {_describe(bad)}; it must be a single line of text")
     value = " ".join(value.split())
-    if len(value) > LINE_LIMIT:
-        raise InvalidInput(f"{name} is {len(value)} characters; the limit is {LINE_LIMIT}")
+    if limit is not None and len(value) > limit:
+        raise InvalidInput(f"{name} is {len(value)} characters; the limit is {limit}")
     return value
 
 

@@ -35,6 +35,12 @@ class Intake:
         """A one-line value (title, action, step), redacted."""
         return self.redact(inputs.one_line(value, name), name)
 
+    def cut_line(self, value: str | None, name: str | Param) -> str:
+        """A one-line value from outside (a harness's command, a file's name): redacted whole,
+        then cut to ``LINE_LIMIT`` characters with ``CUT_MARK``, never refused for its
+        length (issue 34)."""
+        return inputs.cut(self.redact(inputs.one_line(value, name, limit=None), name))
+
     def text(self, value: str | None, name: str | Param) -> str:
         """A body or other multi-line value (empty when not given), redacted."""
         return self.redact(inputs.multi_line(value, name), name)

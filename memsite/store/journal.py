@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import SUPERSEDES, MemsiteError, NotFound, WriteFailed
+from ..errors import SUPERSEDES, MemsiteError, UnknownReference, WriteFailed
 from . import inputs, preflight, storage, tree
 from .format import DECISIONS, LEARNINGS, file_title, next_free_id, parse_entries, render_entry
 from .markup import slugify
@@ -66,7 +66,9 @@ class Journal:
                 and supersedes not in records
                 and supersedes not in preflight.entry_ids(current, rel)
             ):
-                raise NotFound(f"{SUPERSEDES} {supersedes!r}: no {kind} with that id in {rel}")
+                raise UnknownReference(
+                    f"{SUPERSEDES} {supersedes!r}: no {kind} with that id in {rel}"
+                )
             entry_id = next_free_id(base, ids_in(current, rel) | beside)
             written["id"] = entry_id
             entry = Entry(entry_id, kind, "cold", title, now.date(), fields=fields, body=body)

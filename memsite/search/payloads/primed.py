@@ -9,6 +9,7 @@ of the budget (:data:`PRIME_SHARES`); tokens a section does not use pass on to t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -274,14 +275,22 @@ def _left(count: int) -> str:
     return f"\n_{count} more left out to stay within this section's budget._\n"
 
 
+_AUTHOR = re.compile(r"- \*\*Author:\*\*\s*(.*)")
+
+
 def _activity_line(hit: Hit) -> str:
-    """An activity as one bullet: time, action, and the text under it on one line."""
+    """An activity as one bullet: time, action and author, then its details and the text
+    under it, each part set apart by `` · `` (issue 39.5: they ran together)."""
     when = f"{hit.date.isoformat()} {hit.time.strftime('%H:%M') if hit.time else ''}".strip()
-    lines = hit.text.split("\n")[1:]
-    words = " ".join(
-        line.strip()
-        for line in lines
-        if line.strip() and not ID_LINE.fullmatch(line) and not line.lstrip().startswith("```")
-    )
+    author, parts = "", []
+    for line in hit.text.split("\n")[1:]:
+        line = line.strip()
+        said = _AUTHOR.fullmatch(line)
+        if said:
+            author = f" by {said.group(1).strip()}"
+        elif line and not ID_LINE.fullmatch(line) and not line.startswith("```"):
+            parts.append(line.removeprefix("- "))
+    words = " · ".join(parts)
     words = words if len(words) <= 300 else words[:300].rsplit(" ", 1)[0] + " …"
-    return f"- {when} **{hit.heading.split('—', 1)[-1].strip()}** {words} ({hit.citation})\n"
+    action = hit.heading.split("—", 1)[-1].strip()
+    return f"- {when} **{action}**{author}{' — ' + words if words else ''} ({hit.citation})\n"

@@ -5,6 +5,8 @@ the CI's secrets, named here and never filled in."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 GITHUB_PATH = ".github/workflows/memsite-techdocs.yml"
 GITLAB_PATH = ".gitlab-ci.yml"
 # the versions the tests build with (tests/test_techdocs.py, .ci/run)
@@ -53,8 +55,8 @@ jobs:
           path: {cache}
           key: memsite-index-${{{{ github.sha }}}}
           restore-keys: memsite-index-
-      - run: memsite{root} check
-      - run: memsite{root} build --techdocs {source} --component "$MEMSITE_COMPONENT"
+      - run: {check}
+      - run: {build}
       - run: >-
           PATH="$PWD/.techdocs-venv/bin:$PATH" npx --yes {cli} generate --no-docker
           --source-dir {source} --output-dir {site}
@@ -86,8 +88,8 @@ memsite-techdocs:
     # mkdocs-techdocs-core pins another Material than memsite's: a virtualenv of its own
     - python3 -m venv /opt/techdocs && /opt/techdocs/bin/python -m pip install "{core}"
   script:
-    - memsite{root} check
-    - memsite{root} build --techdocs {source} --component "$MEMSITE_COMPONENT"
+    - {check}
+    - {build}
     - >-
       PATH="/opt/techdocs/bin:$PATH" npx --yes {cli} generate --no-docker
       --source-dir {source} --output-dir {site}
@@ -99,12 +101,16 @@ memsite-techdocs:
 """
 
 
-def render(kind: str, *, root: str, cache: str, install: str, component: str) -> tuple[str, str]:
+def render(
+    kind: str, *, run: Callable[[str], str], cache: str, install: str, component: str
+) -> tuple[str, str]:
     """The path and text of the TechDocs recipe for ``kind`` (``github`` or ``gitlab``);
-    ``root`` is the ``--root`` option its commands take (or ""), ``install`` its install
-    step, already indented for ``kind``."""
+    ``run`` makes a memsite command (``"check"``) the YAML scalar of its shell line, with
+    the tree's ``--root`` quoted, ``install`` is its install step, already indented for
+    ``kind``."""
     fields = {
-        "root": root,
+        "check": run("check"),
+        "build": run(f'build --techdocs {SOURCE} --component "$MEMSITE_COMPONENT"'),
         "cache": cache,
         "install": install,
         "component": component,

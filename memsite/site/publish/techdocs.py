@@ -1,11 +1,13 @@
 """``memsite build --techdocs DIR``: the memory as a source Backstage TechDocs builds as it is
 (issue 28).
 
-It is the ``--docs-only`` export (escaped pages, secrets refused) with three changes: the
+It is the ``--docs-only`` export (escaped pages, secrets refused) with four changes: the
 configuration's plugins are TechDocs' (``techdocs-core``, which brings its own search and
 theme settings), memsite's browser scripts are left out (TechDocs searches in the portal and
-runs no page script), and each page has the trigger syntax of TechDocs' extra extensions
-made text (:mod:`.inert`). Beside it goes a ``catalog-info.yaml`` (:mod:`.catalog`).
+runs no page script), each page has the trigger syntax of TechDocs' extra extensions made
+text (:mod:`.inert`), and the nav's labels are plain text: they are the pages' titles in
+the portal's search index, where a note titled ``**bold**`` kept its asterisks (issue 34).
+Beside it goes a ``catalog-info.yaml`` (:mod:`.catalog`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...search.headings import inline_text
 from ..builder import CONFIG, export_docs
+from ..escaping import title_text
 from .catalog import UNKNOWN_OWNER, Catalog, component_name, default_name, owner_ref
 from .catalog import write_catalog as _write_catalog
 from .inert import inert
@@ -47,7 +51,24 @@ def techdocs_config(config: dict[str, Any], title: str) -> dict[str, Any]:
     out["theme"] = {"name": "material", "font": False, "icon": {"logo": "material/brain"}}
     out["plugins"] = [PLUGIN]
     out.pop("extra", None)
+    if "nav" in out:
+        out["nav"] = plain_nav(out["nav"])
     return out
+
+
+def plain_nav(nav: Any) -> Any:
+    """``nav`` with each label the plain text of its markdown (``Use **b** `c``` is ``Use b
+    c``), still escaped as MkDocs takes a title (:func:`~..escaping.title_text`)."""
+    if isinstance(nav, list):
+        return [plain_nav(item) for item in nav]
+    if isinstance(nav, dict):
+        return {_plain_label(label): plain_nav(item) for label, item in nav.items()}
+    return nav
+
+
+def _plain_label(label: str) -> str:
+    plain = inline_text(label)
+    return title_text(plain) if plain else label
 
 
 def configured_title(config_file: Path | None, root: Path) -> str | None:

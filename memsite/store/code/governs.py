@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ...errors import COMMIT, PATHS, InvalidInput, Param
+from ...errors import COMMIT, PATHS, BadValue, InvalidInput, Param
 from ..model import Entry
 from .globs import compile as compile_glob
 from .globs import problem as glob_problem
@@ -46,7 +46,7 @@ def normalise(path: str, repo: Path, name: str | Param = PATHS) -> str:
     the repository, the repository itself, or one holding a comma."""
     text = path.strip().replace("\\", "/")
     if not text:
-        raise InvalidInput(f"{name} is empty")
+        raise BadValue(f"{name} is empty")
     if "," in text:
         raise InvalidInput(f"{name} {path!r} contains a comma; give each path {PATHS.own}")
     folder = text.endswith("/")
@@ -111,7 +111,7 @@ def resolve_commit(repo: Path, ref: str) -> str:
         )
         return found.decode().strip()
     except InvalidInput:
-        raise InvalidInput(f"{COMMIT} {ref!r} is not a commit of the repository {repo}") from None
+        raise BadValue(f"{COMMIT} {ref!r} is not a commit of the repository {repo}") from None
 
 
 def fields(
