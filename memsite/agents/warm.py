@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 # seconds without a question before the server leaves: a pause longer than this costs one
-# prompt answered without it (about 0.4 s more at a year), while each server keeps 35-90 MB
+# prompt answered without it (about 0.4 s more at a year); each server holds 35-180 MB
 IDLE = 5 * 60
 POLL = 2.0  # how often an idle server looks at its tree and socket
 ASK_TIMEOUT = 2.0  # a client waits this long for an answer, then answers itself
