@@ -142,7 +142,8 @@ def test_a_bad_request_is_one_error_and_the_server_goes_on(tree: Path) -> None:
     assert "error" in (
         warm.ask(path, {"prompt": 5, "budget": "x", "stamp": warm.code_stamp()}) or {}
     )
-    answer = warm.ask(path, {"prompt": PROMPT, "budget": 400, "stamp": warm.code_stamp()})
+    request = {"prompt": PROMPT, "budget": 400, "stamp": warm.code_stamp()}
+    answer = warm.ask(path, {**request, "tree": warm.identity(tree)})
     assert answer is not None and "move-the-session-store" in answer["markdown"]
 
 
@@ -192,3 +193,71 @@ def test_a_socket_that_is_not_the_users_is_never_asked(tree: Path, tmp_path: Pat
     assert warm.ask(path, {"count": True}) is None
     answer = prompt_hook(tree, PROMPT, "--lexical")
     assert answer.returncode == 0 and "move-the-session-store" in answer.stdout
+
+
+def test_a_socket_at_another_trees_path_is_refused(tree: Path) -> None:
+    """Issue 34: a warm process's socket found at another tree's path (linked or moved there)
+    never answers for that tree: the request names its tree, the server refuses another's,
+    and the hook answers itself (before, the hook printed the other tree's memory)."""
+    other = tree.parent.parent / "other" / "memory"
+    shutil.copytree(tree, other)
+    with Memory(other) as memory:
+        memory.decide(
+            "Route the zebra traffic through the quokka gateway",
+            why="Only the quokka gateway keeps zebra sessions sticky.",
+        )
+        memory.index()
+    warm.start(other, Path(os.environ["MEMSITE_CACHE"]), lexical=True)
+    theirs = socket_of(other)
+    wait_for(theirs)
+    ours = socket_of(tree)
+    ours.parent.mkdir(parents=True, exist_ok=True)
+    os.link(theirs, ours)  # the other tree's server, at this tree's path
+    try:
+        answer = prompt_hook(tree, "which gateway does the zebra traffic go through?", "--lexical")
+        assert answer.returncode == 0, answer.stderr
+        assert "quokka" not in answer.stdout
+        assert served(theirs) == 0
+        request = {"prompt": PROMPT, "budget": 400, "stamp": warm.code_stamp()}
+        asked = warm.ask(ours, {**request, "tree": warm.identity(tree)})
+        assert asked is not None and "markdown" not in asked and "another tree" in asked["error"]
+        unnamed = warm.ask(ours, request)  # a request that names no tree is refused too
+        assert unnamed is not None and "markdown" not in unnamed
+    finally:
+        shutil.rmtree(other.parent)  # its server leaves with it
+
+
+def test_check_lists_the_trees_warm_processes(tree: Path) -> None:
+    """Issue 34: `memsite check` names each warm process of the tree with its pid, how long it
+    has run and the memory it holds, as info lines on stderr (before, nothing said they were
+    there); a server that left is not listed."""
+    warm.start(tree, Path(os.environ["MEMSITE_CACHE"]), lexical=True)
+    path = socket_of(tree)
+    wait_for(path)
+    (pid,) = subprocess.run(
+        ["pgrep", "-f", f"memsite.agents.warm import serve.*{tree} 1"],
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    checked = subprocess.run(
+        [sys.executable, "-m", "memsite", "--root", str(tree), "check"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert checked.returncode == 0 and checked.stdout == "", checked.stdout + checked.stderr
+    (line,) = [line for line in checked.stderr.splitlines() if line.startswith("info:")]
+    assert line.startswith(f"info: warm process {pid} (lexical ranking) answers this tree's")
+    assert " MB resident; it leaves after 20 s without one (MEMSITE_WARM=off" in line, line
+    assert warm.ask(path, {"prompt": PROMPT, "budget": 10, "stamp": "older code"})  # it leaves
+    deadline = time.monotonic() + 10
+    while path.exists():
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    again = subprocess.run(
+        [sys.executable, "-m", "memsite", "--root", str(tree), "check"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "info:" not in again.stderr, again.stderr

@@ -234,7 +234,8 @@ def _recall(memory: Memory, sid: str, prompt: str, budget: int, lexical: bool) -
     here (and a warm process started for the next prompt, once the index is built)."""
     path = warm.where(memory.root, memory.cache_dir, lexical) if warm.enabled() else None
     if path is not None:
-        said = warm.recall(path, prompt, budget, following.file_of(memory, sid), warm.code_stamp())
+        session_file = following.file_of(memory, sid)
+        said = warm.recall(path, memory.root, prompt, budget, session_file, warm.code_stamp())
         if said is not None:
             return said
     markdown = memory.recall(prompt, budget=budget, lexical=lexical).markdown

@@ -10,7 +10,7 @@ every call first brings the index up to date with what other processes wrote.
 
 from __future__ import annotations
 
-import threading
+import contextlib
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -38,8 +38,8 @@ from .arguments import (
     Title,
     Until,
 )
-from .calls import allowing, error, one_call, run
-from .resources import MemoryResources
+from .calls import Queue, allowing, error, one_call, queued, run
+from .resources import READERS, MemoryResources
 from .worker import Opened, Worker, serve_calls
 
 CALL_TIMEOUT = 60.0  # seconds a tool call may take before it is stopped (issue 22)
@@ -74,9 +74,12 @@ _TOOLS: dict[int, MemoryTools] = {}
 
 
 def run_in_worker(memory: Memory, name: str, kwargs: dict[str, Any], author: str | None) -> Any:
-    """One tool call inside the worker process (``worker.serve_calls``)."""
+    """One tool call, or one resource read, inside the worker process
+    (``worker.serve_calls``)."""
     tools = _TOOLS.setdefault(id(memory), MemoryTools(memory))
     memory.author = author
+    if name in READERS:
+        return run(tools, READERS[name], kwargs)
     method = getattr(MemoryTools, name) if name in READING + WRITING else None
     if method is None:
         return error(f"no tool {name!r}")
@@ -88,8 +91,7 @@ class MemoryTools:
 
     def __init__(self, memory: Memory, worker: Worker | None = None) -> None:
         self.memory = memory
-        self.worker = worker
-        self.lock = threading.Lock()
+        self.queue = Queue(worker)  # tools and resources alike: Memory serves one call at a time
 
     def _author(self, ctx: Context | None) -> str | None:
         """$MEMSITE_AUTHOR, or else the client named in the handshake."""
@@ -365,11 +367,10 @@ def build_server(memory: Memory, worker: Worker | None = None) -> MCPServer:
     server = Server("memsite", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     tools = MemoryTools(memory, worker)
     for name in READING:
-        server.add_tool(getattr(tools, name), annotations=READ_ONLY)
+        server.add_tool(queued(tools, name), annotations=READ_ONLY)
     for name in WRITING:
-        server.add_tool(getattr(tools, name), annotations=APPENDS)
-    # resources share the tools' lock: Memory serves one call at a time
-    resources = MemoryResources(memory, tools.lock)
+        server.add_tool(queued(tools, name), annotations=APPENDS)
+    resources = MemoryResources(memory, tools.queue)
     markdown = "text/markdown"
     server.resource("memsite://persona", name="persona", mime_type=markdown)(resources.persona)
     server.resource("memsite://session", name="session", mime_type=markdown)(resources.session)
@@ -386,6 +387,8 @@ def serve(memory: Memory, call_timeout: float = CALL_TIMEOUT) -> None:
     )
     worker = Worker("memsite.agents.mcp_server", opened, call_timeout)
     try:
+        with contextlib.suppress(OSError):  # else the first call starts it, or says why not
+            worker.start()  # it gets ready while the client says hello
         build_server(memory, worker).run("stdio")
     finally:
         worker.stop()

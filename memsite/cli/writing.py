@@ -354,9 +354,13 @@ def check(
     ctx: click.Context, since: str | None, overlaps: bool, strict: bool, as_json: bool
 ) -> None:
     """Validate the tree; prints path:line: message, exits 1 on errors."""
+    import time
+
+    from ..agents.running import warm_processes
     from ..store.check import audit_since, check_tree
 
-    root = _memory(ctx).root
+    memory = _memory(ctx)
+    root = memory.root
     problems = check_tree(root)
     if since:
         problems += audit_since(root, since)
@@ -378,6 +382,8 @@ def check(
             click.echo(f"{problem}")
         if template:  # not a problem of the tree, but why prime has no persona
             click.echo("persona.md is still the template: nothing injected (edit it)", err=True)
+        for process in warm_processes(root, memory.cache_dir, time.time()):  # nor are these
+            click.echo(f"info: {process}", err=True)
         click.echo(f"{errors} error(s), {warnings} warning(s)", err=True)
     if errors or (strict and warnings):
         ctx.exit(1)
