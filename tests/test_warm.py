@@ -261,3 +261,18 @@ def test_check_lists_the_trees_warm_processes(tree: Path) -> None:
         timeout=60,
     )
     assert "info:" not in again.stderr, again.stderr
+
+
+def test_a_hook_run_by_hand_says_it_started_a_warm_process(tree: Path) -> None:
+    # Issue 39.7: a hook run by hand left a warm process running with no word
+    done = prompt_hook(tree, PROMPT, "--lexical", "--verbose")
+    assert done.returncode == 0
+    assert done.stderr.splitlines() == [
+        "memsite hook: started a warm process for this tree's recalls (lexical); it leaves "
+        "after 5 minutes without a question, and MEMSITE_WARM=off turns it off"
+    ]
+    wait_for(socket_of(tree))
+    again = prompt_hook(tree, PROMPT, "--lexical", "--verbose")
+    assert again.returncode == 0 and again.stderr == ""  # answered by it: nothing started
+    quiet = prompt_hook(tree, PROMPT, "--lexical")  # as Claude Code runs it: pipes, no word
+    assert quiet.stderr == ""

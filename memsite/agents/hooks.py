@@ -75,16 +75,20 @@ def run(
     prime_budget: int = HOOK_BUDGET,
     recall_budget: int = RECALL_BUDGET,
     lexical: bool = False,
+    verbose: bool = False,
 ) -> Answer:
     """Answer one hook event (its JSON in ``raw``) within ``time_limit`` seconds; ``lexical``
-    leaves the embedding model out of prime and recall."""
+    leaves the embedding model out of prime and recall; ``verbose`` (a hook run by hand)
+    says on stderr when it started a warm process."""
     done: list[Answer] = []
 
     def work() -> None:
         try:
             event = _event(raw)
-            said = answer(event, open_memory, prime_budget, recall_budget, lexical)
-            done.append(Answer(said))
+            started: list[bool] = []
+            said = answer(event, open_memory, prime_budget, recall_budget, lexical, started)
+            note = warm.started_note(lexical) if verbose and any(started) else ""
+            done.append(Answer(said, note))
         except Exception as err:  # noqa: BLE001 - a hook never fails the agent
             said = isinstance(err, (MemsiteError, _Malformed))
             name = "" if said else f"{type(err).__name__}: "
@@ -161,8 +165,10 @@ def answer(
     prime_budget: int,
     recall_budget: int,
     lexical: bool = False,
+    started: list[bool] | None = None,
 ) -> str:
-    """What to print for one event (``""`` for nothing)."""
+    """What to print for one event (``""`` for nothing); ``started`` hears whether a warm
+    process was started."""
     name = event.get("hook_event_name")
     if name not in EVENTS:
         return ""
@@ -176,7 +182,9 @@ def answer(
             following.on_start(memory, sid, source if source in SOURCES else "startup")
         # a second Claude Code session beside the first has a live session of its own
         with hot.using(following.file_of(memory, sid)):
-            return _answer(name, event, memory, sid, edited, prime_budget, recall_budget, lexical)
+            return _answer(
+                name, event, memory, sid, edited, prime_budget, recall_budget, lexical, started
+            )
 
 
 def _answer(
@@ -188,8 +196,10 @@ def _answer(
     prime_budget: int,
     recall_budget: int,
     lexical: bool,
+    started: list[bool] | None = None,
 ) -> str:
     """What to print for one event, inside the live session of Claude Code's ``sid``."""
+    started = started if started is not None else []
     if edited is not None:
         found = memory.before_edit(edited, budget=recall_budget)
         return _context(name, found.markdown) if found is not None else ""
@@ -205,13 +215,13 @@ def _answer(
             budget=prime_budget, lexical=lexical, after_compact=compact, use_index=built
         )
         if built:  # the prompts to come are answered by a warm process (issue 24)
-            warm.start(memory.root, memory.cache_dir, lexical)
+            started.append(warm.start(memory.root, memory.cache_dir, lexical))
         return _context(name, primed.markdown + following.beside(memory, sid))
     if name == "UserPromptSubmit":
         prompt = _text(event, "prompt")
         following.flush(memory)
         following.on_prompt(memory, sid, prompt)
-        return _context(name, _recall(memory, sid, prompt, recall_budget, lexical))
+        return _context(name, _recall(memory, sid, prompt, recall_budget, lexical, started))
     trigger = event.get("trigger") if event.get("trigger") in TRIGGERS else "auto"
     if name == "PreCompact":
         following.flush(memory)
@@ -229,7 +239,9 @@ def _answer(
     return ""
 
 
-def _recall(memory: Memory, sid: str, prompt: str, budget: int, lexical: bool) -> str:
+def _recall(
+    memory: Memory, sid: str, prompt: str, budget: int, lexical: bool, started: list[bool]
+) -> str:
     """The recall for a prompt: from the tree's warm process when one answers, else made
     here (and a warm process started for the next prompt, once the index is built)."""
     path = warm.where(memory.root, memory.cache_dir, lexical) if warm.enabled() else None
@@ -240,7 +252,7 @@ def _recall(memory: Memory, sid: str, prompt: str, budget: int, lexical: bool) -
             return said
     markdown = memory.recall(prompt, budget=budget, lexical=lexical).markdown
     if path is not None and is_built(memory.root, memory.cache_dir):
-        warm.start(memory.root, memory.cache_dir, lexical)
+        started.append(warm.start(memory.root, memory.cache_dir, lexical))
     return markdown
 
 

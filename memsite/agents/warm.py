@@ -167,16 +167,28 @@ def recall(
     return markdown if isinstance(markdown, str) else None
 
 
-def start(root: Path, cache_dir: Path | None, lexical: bool) -> None:
-    """Start the tree's warm process in the background, unless one answers already."""
+def start(root: Path, cache_dir: Path | None, lexical: bool) -> bool:
+    """Start the tree's warm process in the background, unless one answers already; whether
+    one was started."""
     path = where(root, cache_dir, lexical)
     if path is None or not enabled() or _alive(path):
-        return
+        return False
     command = [sys.executable, "-c", _SERVE, str(Path(root).resolve()), "1" if lexical else "0"]
     env = dict(os.environ)
     if cache_dir is not None:
         env["MEMSITE_CACHE"] = str(cache_dir)
     detached(command, env, log=os.environ.get("MEMSITE_WARM_LOG"))
+    return True
+
+
+def started_note(lexical: bool) -> str:
+    """The line a hook run by hand prints when it started a warm process (issue 39.7: a
+    process that outlives the command must not be a surprise)."""
+    return (
+        f"memsite hook: started a warm process for this tree's recalls "
+        f"({'lexical' if lexical else 'hybrid'}); it leaves after {IDLE // 60} minutes without a "
+        "question, and MEMSITE_WARM=off turns it off"
+    )
 
 
 def detached(command: list[str], env: dict[str, str], log: str | None = None) -> None:

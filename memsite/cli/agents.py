@@ -63,8 +63,15 @@ def mcp(ctx: click.Context, call_timeout: float) -> None:
     is_flag=True,
     help="Rank by words only: no embedding model is loaded (a faster turn).",
 )
+@click.option(
+    "--verbose",
+    is_flag=True,
+    help="Say on stderr when a warm process is started (the default when run from a terminal).",
+)
 @click.pass_context
-def hook(ctx: click.Context, prime_budget: int, recall_budget: int, lexical: bool) -> None:
+def hook(
+    ctx: click.Context, prime_budget: int, recall_budget: int, lexical: bool, verbose: bool
+) -> None:
     """Answer one Claude Code hook event (its JSON on stdin): SessionStart primes,
     UserPromptSubmit recalls, PreToolUse of a file edit gives the memory that governs the
     file (once per file per session), PreCompact and PostCompact record a checkpoint,
@@ -89,6 +96,8 @@ def hook(ctx: click.Context, prime_budget: int, recall_budget: int, lexical: boo
             prime_budget=prime_budget,
             recall_budget=recall_budget,
             lexical=lexical,
+            # run by hand (a terminal), a process that outlives the command is said
+            verbose=verbose or sys.stdin.isatty() or sys.stderr.isatty(),
         )
     )
     if said.stdout:
