@@ -6,9 +6,11 @@ the versions of the schema, the chunker and Whoosh that built the index.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,9 +18,9 @@ import whoosh
 
 from ...errors import MemsiteError
 from ...store import tree
-from ...store.format import PERSONA
-from ...store.records import record_stats
-from ..chunks import CHUNK_VERSION
+from ...store.format import DECISIONS, LEARNINGS, PERSONA
+from ...store.records import is_record_path, record_stats, renamed_ids
+from ..chunks import CHUNK_VERSION, Chunk
 from .documents import SCHEMA_VERSION
 
 RACY_NS = 2_000_000_000  # files touched this close to the last check are re-hashed
@@ -93,8 +95,9 @@ def changed_files(state: dict, stats: dict[str, tuple[int, int]]) -> list[str]:
     return paths
 
 
-def new_state(root: Path, files: dict, checked: int) -> dict:
-    """The ``state.json`` of an index holding ``files``, checked at ``checked`` (ns)."""
+def new_state(root: Path, files: dict, checked: int, renamed: dict[str, str]) -> dict:
+    """The ``state.json`` of an index holding ``files``, checked at ``checked`` (ns), its
+    records whose id is not their file's name in ``renamed`` (``{path: id}``)."""
     return {
         "schema": SCHEMA_VERSION,
         "chunks": CHUNK_VERSION,
@@ -102,7 +105,37 @@ def new_state(root: Path, files: dict, checked: int) -> dict:
         "root": str(root.resolve()),
         "checked_ns": checked,
         "files": files,
+        "renamed": renamed,
     }
+
+
+def renamed_records(root: Path, state: dict, changed: Iterable[str]) -> dict[str, str]:
+    """The ids of the tree's records that are not their file's name (``{path: id}``, issue
+    34): as ``state`` has them unless a cold file or a record is among ``changed`` (only
+    those decide them), else asked again."""
+    known = state.get("renamed")
+    if isinstance(known, dict) and not any(
+        rel in (DECISIONS, LEARNINGS) or is_record_path(rel) for rel in changed
+    ):
+        return known
+    return renamed_ids(root)
+
+
+def moved_records(state: dict, renamed: dict[str, str]) -> set[str]:
+    """The records whose id changed since ``state``: their chunks are read again."""
+    known = state.get("renamed")
+    known = known if isinstance(known, dict) else {}
+    return {rel for rel in {*known, *renamed} if known.get(rel) != renamed.get(rel)}
+
+
+def as_record(chunks: list[Chunk], record_id: str | None) -> list[Chunk]:
+    """A record's chunks under the id the tree gives it (``None``: its file's name)."""
+    if record_id is None:
+        return chunks
+    return [
+        dataclasses.replace(c, id=record_id + c.id[len(c.record) :], record=record_id)
+        for c in chunks
+    ]
 
 
 def read_state(
