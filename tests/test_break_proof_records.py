@@ -137,6 +137,36 @@ def test_the_records_walk_is_not_repeated_while_no_folder_changed(
     assert any(Path(p).is_relative_to(repo / "docs") for p in listed)  # walked again
 
 
+LISTED = """
+import os, sys
+from pathlib import Path
+from memsite import Memory
+listed, scandir = [], os.scandir
+os.scandir = lambda path=".": listed.append(os.path.abspath(path)) or scandir(path)
+with Memory(Path(sys.argv[1]), cache_dir=Path(sys.argv[2])) as memory:
+    print(memory.search("record number 17", lexical=True)[0].path)
+print("\\n".join(listed))
+"""
+
+
+def test_a_new_process_does_not_walk_the_records_again_while_no_folder_changed(
+    tmp_path: Path,
+) -> None:
+    """Each hook is a new process: the index keeps the walk beside ``state.json``."""
+    repo, root = project(tmp_path, "../docs/**/*.md")
+    spread(repo / "docs", 300, per_folder=30)
+    aged(repo)
+    assert memsite(root, "search", "record number 17", "--lexical").returncode == 0
+    ask = [sys.executable, "-c", LISTED, str(root), str(repo / ".cache")]
+    done = subprocess.run(ask, capture_output=True, text=True, timeout=120, check=True)
+    found, *listed = done.stdout.splitlines()
+    assert found == "../docs/part0000/000017-record.md"
+    assert [p for p in listed if Path(p).is_relative_to(repo / "docs")] == []
+    (repo / "docs" / "part0004" / "000999-record.md").write_text(RECORD.format(n=999), "utf-8")
+    done = subprocess.run(ask, capture_output=True, text=True, timeout=120, check=True)
+    assert any(Path(p).is_relative_to(repo / "docs") for p in done.stdout.splitlines())
+
+
 @pytest.mark.slow
 def test_a_glob_over_100000_files_leaves_the_hook_its_recall_and_check_its_warning(
     tmp_path: Path,

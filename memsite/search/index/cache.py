@@ -85,6 +85,7 @@ class SearchIndex:
         self.folder = self.cache / name / key
         self.lock_path = self.cache / name / f"{key}.lock"
         self.state_path = self.folder / "state.json"
+        self.walk_path = self.cache / name / f"{key}.records.json"  # the records' walk
         self.notify = notify or (lambda message: None)
         self.progress = progress or (lambda done, total: None)
         self.chunker = chunker
@@ -109,7 +110,7 @@ class SearchIndex:
         if not rebuild:
             with contextlib.suppress(IndexBroken):
                 state = self._load_state()
-                stats = stat_tree(self.root)
+                stats = stat_tree(self.root, self.walk_path)
                 if not changed_files(state, stats):
                     self._ix = self._ix or self._open()
                     return Refresh(0, 0, 0, False, time.perf_counter() - started)
@@ -163,7 +164,7 @@ class SearchIndex:
 
     def _build(self, started: float) -> Refresh:
         self._ix = None
-        stats = stat_tree(self.root)
+        stats = stat_tree(self.root, self.walk_path)
         self._renamed = renamed_ids(self.root)
         checked = time.time_ns()
         self.folder.parent.mkdir(parents=True, exist_ok=True)
@@ -206,7 +207,7 @@ class SearchIndex:
 
     def _update(self, ix: whoosh.index.Index, state: dict, started: float) -> Refresh:
         checked = time.time_ns()
-        stats = stat_tree(self.root)
+        stats = stat_tree(self.root, self.walk_path)
         files = dict(state["files"])
         changed = changed_files(state, stats)
         self._renamed = renamed_records(self.root, state, changed)

@@ -19,7 +19,15 @@ import whoosh
 from ...errors import MemsiteError
 from ...store import tree
 from ...store.format import DECISIONS, LEARNINGS, PERSONA
-from ...store.records import is_record_path, record_stats, renamed_ids
+from ...store.records import (
+    Listing,
+    from_data,
+    is_record_path,
+    listing,
+    record_stats,
+    renamed_ids,
+    to_data,
+)
 from ..chunks import CHUNK_VERSION, Chunk
 from .documents import SCHEMA_VERSION
 
@@ -43,12 +51,13 @@ class IndexBroken(MemsiteError):
     """The index cannot be used as it is (missing, corrupt, another version)."""
 
 
-def stat_tree(root: Path) -> dict[str, tuple[int, int]]:
+def stat_tree(root: Path, walk: Path | None = None) -> dict[str, tuple[int, int]]:
     """``(mtime_ns, size)`` of every markdown file, as ``tree.markdown_files`` finds them.
 
     This runs before every query, so it walks with ``os.scandir`` and plain strings; a
     tree with symbolic links takes the slower, checked walk of ``tree.markdown_files``. The
-    decision records of the ``[records]`` folders (issue 26) are files of the index too.
+    decision records of the ``[records]`` folders (issue 26) are files of the index too,
+    their folders' walk kept in the file ``walk`` for the next process (issue 34).
     """
     stats: dict[str, tuple[int, int]] = {}
     pending = [("", str(root))]
@@ -59,7 +68,7 @@ def stat_tree(root: Path) -> dict[str, tuple[int, int]]:
                 if entry.name.startswith("."):
                     continue
                 if entry.is_symlink():
-                    return {**_stat_checked(root), **record_stats(root)}
+                    return {**_stat_checked(root), **_record_stats(root, walk)}
                 rel = prefix + entry.name
                 if entry.is_dir():
                     pending.append((rel + "/", entry.path))
@@ -67,7 +76,31 @@ def stat_tree(root: Path) -> dict[str, tuple[int, int]]:
                     with contextlib.suppress(OSError):
                         info = entry.stat()
                         stats[rel] = (info.st_mtime_ns, info.st_size)
-    return {**stats, **record_stats(root)}
+    return {**stats, **_record_stats(root, walk)}
+
+
+def _record_stats(root: Path, walk: Path | None) -> dict[str, tuple[int, int]]:
+    """``record_stats``, the walk of the records' folders read from ``walk`` when this
+    process has none that holds, and kept there when it was walked again."""
+    if walk is not None:
+        read: list[Listing | None] = []
+
+        def remembered() -> Listing | None:
+            read.append(_read_walk(walk))
+            return read[-1]
+
+        found = listing(root, remembered)
+        if read and found is not read[-1]:
+            with contextlib.suppress(OSError):
+                write_state(walk, to_data(found))
+    return record_stats(root)
+
+
+def _read_walk(path: Path) -> Listing | None:
+    try:
+        return from_data(json.loads(path.read_bytes()))
+    except (OSError, ValueError):
+        return None
 
 
 def _stat_checked(root: Path) -> dict[str, tuple[int, int]]:

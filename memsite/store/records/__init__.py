@@ -6,7 +6,7 @@ each record's format (:mod:`.formats`), and the table ``init --records`` adds
 from .folders import Records, read_records, record_files, record_ids, record_stats
 from .formats import STATES, Record, is_record_path, parse_day, parse_record, record_id
 from .ids import ids_of, renamed_ids, taken_ids
-from .listing import MAX_BYTES, MAX_FILES, MAX_NAMES, TABLE
+from .listing import MAX_BYTES, MAX_FILES, MAX_NAMES, TABLE, Listing, from_data, listing, to_data
 from .setting import add_folders, folder_setting
 
 __all__ = [
@@ -15,12 +15,15 @@ __all__ = [
     "MAX_NAMES",
     "STATES",
     "TABLE",
+    "Listing",
     "Record",
     "Records",
     "add_folders",
     "folder_setting",
+    "from_data",
     "ids_of",
     "is_record_path",
+    "listing",
     "parse_day",
     "parse_record",
     "read_records",
@@ -30,4 +33,5 @@ __all__ = [
     "record_stats",
     "renamed_ids",
     "taken_ids",
+    "to_data",
 ]

@@ -21,8 +21,10 @@ import os
 import posixpath
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from .. import code, config
 from ..code import globs
@@ -58,17 +60,49 @@ class Listing:
 _REMEMBERED: dict[str, Listing] = {}
 
 
-def listing(root: Path) -> Listing:
+def listing(root: Path, remembered: Callable[[], Listing | None] | None = None) -> Listing:
     """The walk of the tree's ``[records]`` paths: remembered while no folder it looked in
-    and not ``memsite.toml`` changed, else walked again."""
+    and not ``memsite.toml`` changed, else walked again. ``remembered`` gives the walk an
+    earlier process kept (the index keeps it beside ``state.json``), asked only when this
+    process has none that holds."""
     key = os.path.abspath(root)
-    known = _REMEMBERED.get(key)
     stamp = _stamp(root)
+    known = _REMEMBERED.get(key)
+    if known is None or known.stamp != stamp or not _unchanged(known):
+        known = remembered() if remembered is not None else None
     if known is not None and known.stamp == stamp and _unchanged(known):
+        _REMEMBERED[key] = known
         return known
     found = _Walk(root, stamp).listing()
     _REMEMBERED[key] = found
     return found
+
+
+def to_data(found: Listing) -> dict[str, Any]:
+    """``found`` as JSON data (:func:`from_data` reads it back)."""
+    return {
+        "files": [list(item) for item in found.files],
+        "linked": sorted(found.linked),
+        "problems": [[p.path, p.line, p.message, p.severity] for p in found.problems],
+        "folders": [list(item) for item in found.folders],
+        "stamp": [found.stamp[0], list(found.stamp[1])],  # type: ignore[call-overload]
+        "walked_ns": found.walked_ns,
+    }
+
+
+def from_data(data: Any) -> Listing | None:
+    """The ``Listing`` :func:`to_data` made, or None for anything else."""
+    try:
+        return Listing(
+            tuple((str(rel), str(path)) for rel, path in data["files"]),
+            frozenset(str(rel) for rel in data["linked"]),
+            tuple(Problem(str(p), int(n), str(m), str(s)) for p, n, m, s in data["problems"]),
+            tuple((str(folder), int(mtime)) for folder, mtime in data["folders"]),
+            (str(data["stamp"][0]), tuple(int(n) for n in data["stamp"][1])),
+            int(data["walked_ns"]),
+        )
+    except (TypeError, ValueError, KeyError, IndexError):
+        return None
 
 
 def checked_files(root: Path) -> tuple[dict[str, tuple[int, int]], list[Problem]]:
