@@ -49,10 +49,12 @@ def spread(folder: Path, count: int, per_folder: int = 100) -> None:
         (sub / f"{n:06d}-record.md").write_text(RECORD.format(n=n), "utf-8")
 
 
-def everything(tmp_path: Path, folder: str, count: int, per_folder: int) -> tuple[Path, Path]:
-    """A tree whose ``[records]`` glob is the whole repository, ``count`` records in
-    ``folder`` of it, and the tree's own decision about caching sessions."""
-    repo, root = project(tmp_path, "../**/*.md")
+def everything(
+    tmp_path: Path, folder: str, count: int, per_folder: int, glob: str = "../**/*.md"
+) -> tuple[Path, Path]:
+    """A tree whose ``[records]`` glob is ``glob`` (the whole repository), ``count`` records
+    in ``folder`` of the repository, and the tree's own decision about caching sessions."""
+    repo, root = project(tmp_path, glob)
     spread(repo / folder, count, per_folder)
     Memory(root, author="", clock=Clock()).decide(DECISION, why=WHY)
     return repo, root
@@ -206,7 +208,11 @@ def test_a_glob_that_climbs_out_of_the_repository_reads_and_lists_nothing_there(
     tmp_path: Path,
 ) -> None:
     repo, root = project(
-        tmp_path, "../*/../../sibling/**/*.md", "../docs/*/*.md", "../docs/adr/*.md"
+        tmp_path,
+        "../*/../../sibling/**/*.md",
+        "../docs/*/*.md",
+        "../docs/adr/*.md",
+        "../docs/loop/adr",
     )
     secret = tmp_path / "sibling" / "adr" / "0001-the-neighbours-secret.md"
     secret.parent.mkdir(parents=True)
@@ -216,7 +222,13 @@ def test_a_glob_that_climbs_out_of_the_repository_reads_and_lists_nothing_there(
         "# 2. Our own record\n\nDate: 2025-01-02\n", "utf-8"
     )
     (repo / "docs" / "out").symlink_to(tmp_path / "sibling" / "adr")
+    (repo / "docs" / "loop").symlink_to(repo / "docs" / "loop")  # a loop of links
     checked = memsite(root, "check")
+    assert "Traceback" not in checked.stderr, checked.stderr
+    assert (
+        "memsite.toml:1: error: [records] paths '../docs/loop/adr': no such folder; not read"
+        in checked.stdout.splitlines()
+    )
     named = [line for line in checked.stdout.splitlines() if not line.startswith("memsite.toml")]
     assert not [line for line in named if "sibling" in line or "docs/out" in line], named
     assert (
@@ -237,8 +249,11 @@ while time.time() < stop:
     for i in range(40):
         folder = os.path.join(base, f"out{i:02d}")
         os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, f"00{i:02d}-generated.md"), "w") as handle:
+        # each file whole (a hidden temporary file renamed), as a reader should find it
+        temporary = os.path.join(folder, ".part")
+        with open(temporary, "w") as handle:
             handle.write(f"# {i}. Generated\\n\\nDate: 2025-01-01\\n\\nBuild output.\\n")
+        os.replace(temporary, os.path.join(folder, f"00{i:02d}-generated.md"))
     shutil.rmtree(base, ignore_errors=True)
 """
 
@@ -246,8 +261,8 @@ while time.time() < stop:
 def test_a_build_folder_that_comes_and_goes_under_the_glob_never_fails_check_or_search(
     tmp_path: Path,
 ) -> None:
-    repo, root = everything(tmp_path, "docs", 40, per_folder=10)
-    churn = subprocess.Popen([sys.executable, "-c", CHURN, str(repo / "build"), "600"])
+    repo, root = everything(tmp_path, "work/docs", 40, per_folder=10, glob="../work/**/*.md")
+    churn = subprocess.Popen([sys.executable, "-c", CHURN, str(repo / "work" / "build"), "600"])
     try:
         failed = []
         for _ in range(10):
@@ -346,6 +361,11 @@ def test_a_record_named_like_a_decision_gets_its_own_id_and_the_decision_keeps_i
     assert REAL in memory.recall(TITLE + "?", lexical=True).markdown
     assert REAL in memory.get(decided).markdown
     assert "copying the collections" in memory.get(f"adr-{decided}").markdown
+    memory.decide(
+        "Copy the sessions by hand after all", why="Two nights.", supersedes=f"adr-{decided}"
+    )
+    assert memory.get(f"adr-{decided}").status == "superseded"
+    assert memory.get(decided).status == "current"
     said = memsite(root, "hook", stdin=prompt_event(f"why did we {TITLE.lower()}?", root))
     assert REAL in said.stdout, said.stderr
     checked = memsite(root, "check")

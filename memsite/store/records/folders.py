@@ -29,7 +29,7 @@ from ..format import Problem
 from ..git import run
 from ..model import Entry
 from .formats import Record, parse_record, record_id
-from .ids import own_ids, taken_ids
+from .ids import own_ids, renamed_ids, taken_ids
 from .listing import MAX_BYTES, checked_files, listing
 
 
@@ -51,8 +51,10 @@ def record_files(root: Path) -> tuple[list[str], list[Problem]]:
 
 
 def record_ids(root: Path) -> frozenset[str]:
-    """The ids of the tree's decision records, from their file names (none is read)."""
-    return frozenset(record_id(rel) for rel in record_files(root)[0])
+    """The ids of the tree's decision records, from their file names (none is read) and the
+    ids of the tree's cold files (:func:`.ids.renamed_ids`)."""
+    renamed = renamed_ids(root)
+    return frozenset(renamed.get(rel, record_id(rel)) for rel in record_files(root)[0])
 
 
 def record_stats(root: Path) -> dict[str, tuple[int, int]]:

@@ -216,7 +216,7 @@ class _Walk:
         base = self.root.joinpath(*literal)
         rel = Path(os.path.relpath(os.path.abspath(base), self.root)).as_posix()
         self._note_nearest(base)
-        real = base.resolve()
+        real = Path(os.path.realpath(base))  # a loop of links is no error here
         if real != self.repo and self.repo not in real.parents:
             self._problem(" is outside the repository; not read")
             return
@@ -228,9 +228,11 @@ class _Walk:
             return
         if split is not None:
             self._glob(str(base), rel, _folded(parts[split:]), _through_link(base))
-        elif base.is_file():
+            return
+        kind = _kind(str(real))
+        if kind in ("file", "other"):
             self._file(str(base), rel, "link")  # checked as a link is: it may be one
-        elif not base.is_dir():
+        elif kind != "dir":
             self._problem(": no such folder; not read")
         else:
             for name, path, kind in self._entries(str(base)):
@@ -294,13 +296,22 @@ class _Walk:
         self.cut = True
         self._problem(f"{why}; narrow it to the records' folders", "warning")
 
-    def _glob(self, folder: str, rel: str, pattern: tuple[str, ...], linked: bool) -> None:
-        """The matches of ``pattern`` in ``folder`` (``linked``: reached through a link)."""
+    def _glob(
+        self,
+        folder: str,
+        rel: str,
+        pattern: tuple[str, ...],
+        linked: bool,
+        listed: list[tuple[str, str, str]] | None = None,
+    ) -> None:
+        """The matches of ``pattern`` in ``folder`` (``linked``: reached through a link;
+        ``listed``: its names, when the caller listed them already)."""
         head, rest = pattern[0], pattern[1:]
         if head == "**":
+            listed = self._entries(folder) if listed is None else listed
             if rest:
-                self._glob(folder, rel, rest, linked)
-            for name, path, kind in self._entries(folder):
+                self._glob(folder, rel, rest, linked, listed)
+            for name, path, kind in listed:
                 if kind == "dir" and self._enter(path, kind):
                     self._glob(path, posixpath.join(rel, name), pattern, linked)
             return
@@ -313,7 +324,7 @@ class _Walk:
                 self._glob(path, posixpath.join(rel, head), rest, linked or kind == "link")
             return
         matcher = globs.compile(head)
-        for name, path, kind in self._entries(folder):
+        for name, path, kind in self._entries(folder) if listed is None else listed:
             if not matcher.matches(name):
                 continue
             if not rest:
