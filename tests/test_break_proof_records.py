@@ -139,6 +139,28 @@ def test_the_records_walk_is_not_repeated_while_no_folder_changed(
     assert any(Path(p).is_relative_to(repo / "docs") for p in listed)  # walked again
 
 
+@pytest.mark.slow
+def test_a_glob_that_looks_at_more_names_than_the_limit_stops_there_and_check_says_so(
+    tmp_path: Path,
+) -> None:
+    """50,000 names and not one record among them: the walk stops, it does not go on."""
+    repo, root = project(tmp_path, "../**/adr/*.md")
+    for n in range(50_100):
+        sub = repo / "build" / f"part{n // 1000:03d}"
+        if n % 1000 == 0:
+            sub.mkdir(parents=True)
+        (sub / f"{n}.txt").touch()
+    (repo / "zz" / "adr").mkdir(parents=True)
+    (repo / "zz" / "adr" / "0001-late.md").write_text(RECORD.format(n=1), "utf-8")
+    done = memsite(root, "check")
+    assert done.returncode == 0, done.stdout
+    assert (
+        "memsite.toml:1: warning: [records] paths '../**/adr/*.md' looked at 50,000 names "
+        "without finishing: only the 0 records found by then are read; narrow it to the "
+        "records' folders"
+    ) in done.stdout.splitlines()
+
+
 LISTED = """
 import os, sys
 from pathlib import Path

@@ -62,7 +62,7 @@ def record_stats(root: Path) -> dict[str, tuple[int, int]]:
     return checked_files(root)[0]
 
 
-_READ: dict[str, tuple[dict[str, tuple[int, int]], dict[str, str], Records]] = {}
+_READ: dict[str, tuple[object, Records]] = {}
 
 
 def read_records(root: Path, taken: Mapping[str, str] | None = None) -> Records:
@@ -75,11 +75,11 @@ def read_records(root: Path, taken: Mapping[str, str] | None = None) -> Records:
     taken = dict(taken_ids(root) if taken is None else taken)
     key = os.path.abspath(root)
     known = _READ.get(key)
-    if known is not None and known[0] == stats and known[1] == taken:
-        out = known[2]
+    if known is not None and known[0] == (stats, taken, problems):
+        out = known[1]
     else:
         out = _read(root, sorted(stats), problems, taken, listing(root).linked)
-        _READ[key] = (stats, taken, out)
+        _READ[key] = ((stats, taken, list(problems)), out)
     return Records(list(out.entries), dict(out.texts), list(out.problems))
 
 
