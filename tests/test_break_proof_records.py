@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from memsite import Memory
-from memsite.store.records import record_files
+from memsite.store.records import read_records, record_files
 from memsite.store.tree import init_tree
 from tests.conftest import Clock
 
@@ -137,6 +137,20 @@ def test_the_records_walk_is_not_repeated_while_no_folder_changed(
     (repo / "docs" / "part0003" / "000999-record.md").write_text(RECORD.format(n=999), "utf-8")
     assert "../docs/part0003/000999-record.md" in record_files(root)[0]
     assert any(Path(p).is_relative_to(repo / "docs") for p in listed)  # walked again
+
+
+def test_what_is_added_beside_records_read_once_is_seen_by_the_same_process(
+    tmp_path: Path,
+) -> None:
+    repo, root = project(tmp_path, "../docs/adr")
+    (repo / "docs" / "adr").mkdir(parents=True)
+    (repo / "docs" / "adr" / "0001-first.md").write_text(RECORD.format(n=1), "utf-8")
+    aged(repo)
+    assert read_records(root).problems == []
+    (repo / "docs" / "adr" / "0002-out.md").symlink_to(tmp_path / "elsewhere.md")
+    assert [str(p) for p in read_records(root).problems] == [
+        "../docs/adr/0002-out.md:1: error: symbolic link points outside the repository; not read"
+    ]
 
 
 @pytest.mark.slow
