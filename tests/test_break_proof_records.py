@@ -410,3 +410,19 @@ def test_a_record_named_like_a_decision_gets_its_own_id_and_the_decision_keeps_i
         f"../docs/adr/{decided}.md:1: warning: record id '{decided}' is the id of an entry of "
         f"cold/decisions.md, which keeps it; the record is read as 'adr-{decided}'"
     ) in checked.stdout.splitlines()
+
+
+def test_the_id_a_record_gets_is_the_same_in_search_get_and_check(tmp_path: Path) -> None:
+    """``adr-<name>`` is taken by a file that cannot be read: the record is ``adr-<name>-2``
+    for the index and for every reader alike."""
+    repo, root = project(tmp_path, "../docs/adr")
+    adr = repo / "docs" / "adr"
+    adr.mkdir(parents=True)
+    memory = Memory(root, author="", clock=Clock(dt.datetime(2026, 11, 5, 10, 0)))
+    decided = memory.decide(TITLE, why=REAL)
+    (adr / f"{decided}.md").write_text(IMPOSTOR, "utf-8")
+    (adr / f"adr-{decided}.md").write_bytes("# 9. Café\n".encode("latin-1"))
+    memory = Memory(root, cache_dir=repo / ".cache")
+    hits = memory.search("copying the collections by hand", lexical=True)
+    assert hits[0].id == f"adr-{decided}-2"
+    assert "copying the collections" in memory.get(hits[0].id).markdown

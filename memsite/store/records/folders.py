@@ -105,7 +105,9 @@ def _read(
         out.problems += [
             Problem(rel, line, msg, severity) for line, msg, severity in record.problems
         ]
-    out.entries = _entries(root, repo, parsed, out.problems, taken)
+    # from every file's name, read or not, as the index names them (ids.renamed_ids)
+    own = own_ids((record_id(rel) for rel in files), taken)
+    out.entries = _entries(root, repo, parsed, out.problems, taken, own)
     return out
 
 
@@ -153,6 +155,7 @@ def _entries(
     records: list[Record],
     problems: list[Problem],
     taken: Mapping[str, str],
+    own: Mapping[str, str],
 ) -> list[Entry]:
     by_id: dict[str, Record] = {}
     for record in records:
@@ -180,8 +183,9 @@ def _entries(
     older: dict[str, list[str]] = {}
     for old, new in successor.items():
         older.setdefault(new, []).append(old)
-    own = own_ids(by_id, taken)
     for name, new in own.items():
+        if name not in by_id:
+            continue  # a record not read: check says why
         message = (
             f"record id {name!r} is the id of an entry of {taken[name]}, which keeps it; "
             f"the record is read as {new!r}"
