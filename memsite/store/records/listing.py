@@ -33,8 +33,8 @@ from ..format import Problem
 TABLE = config.Table("records", {"paths": config.Texts(most=50, longest=400)})
 # the longest record of the devset is 27 KB; a megabyte is a file put in the wrong place
 MAX_BYTES = 1024 * 1024
-# the largest folder of records measured held 312 (FIELD-NOTES); a glob past these is the
-# repository, not its records (issue 34: 100,000 files)
+# the devset's corpora hold 44 to 69 records each (docs/benchmarks.md); a glob past these is
+# the repository, not its records (issue 34: 100,000 files)
 MAX_FILES = 5_000
 MAX_NAMES = 50_000
 NOT_RECORDS = frozenset({"readme", "index", "template", "adr-template", "_template"})
@@ -163,9 +163,8 @@ class _Walk:
         self.started = time.time_ns()
         self.repo = code.repository_root(root).resolve()
         self.real_root = root.resolve()
-        self.device = os.stat(self.repo).st_dev
-        own = os.stat(self.real_root)
-        self.tree = (own.st_dev, own.st_ino)
+        self.device = _identity(self.repo)[0]
+        self.tree = _identity(self.real_root)
         self.files: dict[str, str] = {}
         self.linked: set[str] = set()
         self.problems: list[Problem] = []
@@ -235,6 +234,7 @@ class _Walk:
         elif kind != "dir":
             self._problem(": no such folder; not read")
         else:
+            linked = _through_link(base)
             for name, path, kind in self._entries(str(base)):
                 stem = name[:-3]
                 if (
@@ -243,7 +243,7 @@ class _Walk:
                     and stem.lower() not in NOT_RECORDS
                     and any(c.isdigit() for c in stem)
                 ):
-                    self._file(path, posixpath.join(rel, name), kind, _through_link(base))
+                    self._file(path, posixpath.join(rel, name), kind, linked)
 
     def _note_nearest(self, base: Path) -> None:
         """Remember the nearest folder at or above ``base`` that exists: a folder named but
@@ -386,6 +386,15 @@ def _folded(pattern: tuple[str, ...]) -> tuple[str, ...]:
         if part != "**" or not out or out[-1] != "**":
             out.append(part)
     return tuple(out)
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    """``(st_dev, st_ino)`` of ``path``; ``(-1, -1)`` when it is gone (nothing matches it)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (-1, -1)
+    return (info.st_dev, info.st_ino)
 
 
 def _through_link(path: Path) -> bool:
