@@ -67,7 +67,9 @@ def aged(folder: Path, seconds: float = 60) -> None:
         os.utime(path, (then, then))
 
 
-def memsite(root: Path, *args: str, stdin: str | None = None, timeout: float = 120):  # type: ignore[no-untyped-def]
+def memsite(
+    root: Path, *args: str, stdin: str | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "MEMSITE_ROOT"}
     env["MEMSITE_CACHE"] = str(root.parent / ".cache")
     return subprocess.run(
