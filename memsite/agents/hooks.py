@@ -30,7 +30,7 @@ from typing import Any
 
 from ..errors import MemsiteError
 from ..memory import Memory
-from ..search.index.place import is_built
+from ..search.index.place import builder_lock, is_built, is_held
 from ..search.payloads.recall import HOOK_BUDGET, HOOK_CONTEXT_CAP, RECALL_BUDGET
 from ..search.payloads.tokens import tokens_of_size
 from ..store.inputs import MAX_TOKENS, clean
@@ -256,9 +256,18 @@ def _recall(
     return markdown
 
 
-# the index, then the vectors of the semantic extra (a hybrid search brings them up to date)
+# the index, then the vectors of the semantic extra (a hybrid search brings them up to date);
+# first the tree's builder lock, before memsite is imported: a second builder leaves at once
 _BUILD = (
-    "import sys; from memsite import Memory\n"
+    "import fcntl, os, sys\n"
+    "try:\n"
+    "    lock = os.open(sys.argv[2], os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)\n"
+    "    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+    "except BlockingIOError:\n"
+    "    sys.exit(0)\n"
+    "except OSError:\n"
+    "    pass\n"
+    "from memsite import Memory\n"
     "with Memory(sys.argv[1]) as memory:\n"
     "    memory.index(); memory.search('memory', limit=1)\n"
 )
@@ -267,8 +276,12 @@ _BUILD = (
 def _build_in_background(memory: Memory) -> None:
     """Start ``memsite index`` for the tree in a process of its own, which outlives the hook
     (issue 24: at a year the first build takes longer than the hook may). A double fork:
-    the builder belongs to no one, so nothing waits for it or is held by it."""
-    command = [sys.executable, "-c", _BUILD, str(memory.root)]
+    the builder belongs to no one, so nothing waits for it or is held by it. One at a time:
+    none is started while the tree's builder lock is held (issue 34)."""
+    lock = builder_lock(memory.root, memory.cache_dir)
+    if is_held(lock):
+        return
+    command = [sys.executable, "-c", _BUILD, str(memory.root), str(lock)]
     env = dict(os.environ)
     if memory.cache_dir is not None:
         env["MEMSITE_CACHE"] = str(memory.cache_dir)

@@ -14,7 +14,7 @@ from ..errors import NotFound
 from ..store import inputs, tree
 from ..store.format import DECISIONS, LEARNINGS
 from ..store.model import Entry
-from ..store.records import is_record_path, record_files, record_id
+from ..store.records import is_record_path, record_files
 from .headings import headings
 from .ranking import Successor
 from .supersession import read_supersession
@@ -109,7 +109,11 @@ def _likely_files(root: Path, entry_id: str) -> list[str]:
 
 def _by_citation(root: Path, rel: str, anchor: str, ref: str) -> tuple[Entry, str]:
     if is_record_path(rel) and rel in record_files(root)[0]:  # a decision record (issue 26)
-        return _by_id(root, record_id(rel), ref)
+        read = tree.read_tree(root)
+        for entry in read.parsed.entries:
+            if entry.path == rel and rel in read.records:  # its id may not be its name
+                return entry, read.records[rel]
+        raise _missing(ref)
     # only a file the tree really holds (never ``..`` or a link out of it) is read
     if rel not in tree.markdown_files(root)[0]:
         raise NotFound(f"no memory file {rel!r} in {root} (citations are path#anchor)")

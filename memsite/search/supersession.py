@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from ..store import tree
 from ..store.format import DECISIONS, LEARNINGS
 from ..store.model import Entry
-from ..store.records import read_records, record_stats
+from ..store.records import ids_of, read_records, record_stats
 from .ranking import NEAR_TIE, Hit, Successor, record_hit
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ def read_supersession(root: Path) -> Supersession:
     for rel in (DECISIONS, LEARNINGS):
         if (root / rel).is_file():
             entries += tree.read_file(root, rel)[0].entries
-    return supersession([*entries, *read_records(root).entries])
+    return supersession([*entries, *read_records(root, ids_of(entries)).entries])
 
 
 class Chains:

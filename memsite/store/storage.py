@@ -52,12 +52,13 @@ def read_inside(root: Path, target: Path, *, limit: int | None = None) -> bytes:
     return _read_regular(real, target, limit, os.O_NOFOLLOW)
 
 
-def read_regular(path: Path, *, limit: int | None = None) -> bytes:
-    """The bytes of ``path`` (a link to a file is followed) when it is a regular file:
-    ``NotAFile`` for a FIFO, a device, a socket or a folder, ``TooLarge`` past ``limit``,
-    never waiting on a FIFO for a writer. For files found by a walk of a tree or a records
-    folder that is already checked; :func:`read_inside` checks a name against the tree."""
-    return _read_regular(path, path, limit, 0)
+def read_regular(path: Path, *, limit: int | None = None, follow: bool = True) -> bytes:
+    """The bytes of ``path`` (a link to a file is followed, unless not ``follow``) when it is
+    a regular file: ``NotAFile`` for a FIFO, a device, a socket or a folder, ``TooLarge``
+    past ``limit``, never waiting on a FIFO for a writer. For files found by a walk of a tree
+    or a records folder that is already checked; :func:`read_inside` checks a name against
+    the tree."""
+    return _read_regular(path, path, limit, 0 if follow else os.O_NOFOLLOW)
 
 
 def _read_regular(real: Path, target: Path, limit: int | None, extra: int) -> bytes:

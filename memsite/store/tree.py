@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import BadValue, NotFound, UnsafePath
 from . import storage
 from .format import DECISIONS, LEARNINGS, PERSONA, Parsed, Problem, parse_entries
-from .records import read_records
+from .records import ids_of, read_records
 
 CONTEXT = "hot/context.json"
 GITIGNORE = """\
@@ -285,7 +285,8 @@ def read_tree(root: Path) -> TreeRead:
         result.parsed.problems.extend(parsed.problems)
         if text is not None:
             result.texts[rel] = text
-    found = read_records(root)
+    cold = [e for e in result.parsed.entries if e.path in (DECISIONS, LEARNINGS)]
+    found = read_records(root, ids_of(cold))  # a record never takes a decision's id
     result.parsed.entries.extend(found.entries)
     result.parsed.problems.extend(found.problems)
     result.records.update(found.texts)

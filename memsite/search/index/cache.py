@@ -34,6 +34,7 @@ import whoosh.index
 
 from ...errors import MemsiteError
 from ...store import storage, tree
+from ...store.records import renamed_ids
 from .. import meaning
 from ..chunks import CHUNK_VERSION, Chunk, chunk_file
 from ..query import Filters
@@ -47,9 +48,12 @@ from .state import (
     IndexBroken,
     Refresh,
     Stamp,
+    as_record,
     changed_files,
+    moved_records,
     new_state,
     read_state,
+    renamed_records,
     stat_tree,
     write_state,
 )
@@ -81,6 +85,7 @@ class SearchIndex:
         self.folder = self.cache / name / key
         self.lock_path = self.cache / name / f"{key}.lock"
         self.state_path = self.folder / "state.json"
+        self.walk_path = self.cache / name / f"{key}.records.json"  # the records' walk
         self.notify = notify or (lambda message: None)
         self.progress = progress or (lambda done, total: None)
         self.chunker = chunker
@@ -94,6 +99,7 @@ class SearchIndex:
         self._chunked: dict[str, tuple[Stamp, tuple[bytes, list[Chunk]]]] = {}
         self._keep_chunked = meaning.available()
         self._skipped: set[str] = set()  # files said to be skipped, once each
+        self._renamed: dict[str, str] = {}  # records whose id is not their name (issue 34)
 
     # -- keeping it fresh -------------------------------------------------------------
 
@@ -104,7 +110,7 @@ class SearchIndex:
         if not rebuild:
             with contextlib.suppress(IndexBroken):
                 state = self._load_state()
-                stats = stat_tree(self.root)
+                stats = stat_tree(self.root, self.walk_path)
                 if not changed_files(state, stats):
                     self._ix = self._ix or self._open()
                     return Refresh(0, 0, 0, False, time.perf_counter() - started)
@@ -126,7 +132,7 @@ class SearchIndex:
         path = self.root / rel
         try:
             stat = path.stat()
-            key = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+            key = (stat.st_mtime_ns, stat.st_size, stat.st_ino, self._renamed.get(rel))
             kept = self._chunked.get(rel)
             if kept is not None and kept[0] == key:
                 return kept[1]
@@ -146,7 +152,7 @@ class SearchIndex:
             return self._skip(rel, raw, "not UTF-8; re-save it as UTF-8")
         if "\x00" in text:
             return self._skip(rel, raw, "holds NUL bytes (binary?)")
-        return raw, self.chunker(rel, text, fallback_date=day)
+        return raw, as_record(self.chunker(rel, text, fallback_date=day), self._renamed.get(rel))
 
     def _skip(self, rel: str, raw: bytes, why: str) -> tuple[bytes, list[Chunk]]:
         """Nothing to search in ``rel``: said once, not silently (issue 25.8; check says
@@ -158,7 +164,8 @@ class SearchIndex:
 
     def _build(self, started: float) -> Refresh:
         self._ix = None
-        stats = stat_tree(self.root)
+        stats = stat_tree(self.root, self.walk_path)
+        self._renamed = renamed_ids(self.root)
         checked = time.time_ns()
         self.folder.parent.mkdir(parents=True, exist_ok=True)
         self._write_gitignore()
@@ -186,7 +193,8 @@ class SearchIndex:
                 writer.cancel()
                 raise
             writer.commit()
-            write_state(fresh / "state.json", new_state(self.root, files, checked))
+            state = new_state(self.root, files, checked, self._renamed)
+            write_state(fresh / "state.json", state)
             trash = self.folder.parent / f".old-{self.folder.name}-{os.getpid()}-{time.time_ns()}"
             with contextlib.suppress(FileNotFoundError):
                 os.rename(self.folder, trash)
@@ -199,14 +207,18 @@ class SearchIndex:
 
     def _update(self, ix: whoosh.index.Index, state: dict, started: float) -> Refresh:
         checked = time.time_ns()
-        stats = stat_tree(self.root)
+        stats = stat_tree(self.root, self.walk_path)
         files = dict(state["files"])
         changed = changed_files(state, stats)
+        self._renamed = renamed_records(self.root, state, changed)
+        moved = moved_records(state, self._renamed) & stats.keys()  # chunked under another id
+        changed += sorted(moved - set(changed))
         reads = {}
         for done, rel in enumerate(changed, 1):
             self.progress(done, len(changed))
             read = self._read(rel) if rel in stats else None
-            if read is not None and rel in files and files[rel][2] == content_hash(read[0]):
+            same = read is not None and rel in files and files[rel][2] == content_hash(read[0])
+            if same and rel not in moved:
                 files[rel] = [*stats[rel], files[rel][2]]  # touched, not changed
                 continue
             reads[rel] = read
@@ -228,12 +240,14 @@ class SearchIndex:
                 writer.cancel()
                 raise
             writer.commit()
-        write_state(self.state_path, new_state(self.root, files, checked))
+        write_state(self.state_path, new_state(self.root, files, checked, self._renamed))
         self._ix = ix
         return Refresh(len(reads) - removed, removed, count, False, time.perf_counter() - started)
 
     def _load_state(self) -> dict:
         self._state_cache = read_state(self.state_path, self.folder, self.root, self._state_cache)
+        renamed = self._state_cache[1].get("renamed")
+        self._renamed = dict(renamed) if isinstance(renamed, dict) else {}
         return self._state_cache[1]
 
     def _open(self) -> whoosh.index.Index:

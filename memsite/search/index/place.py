@@ -4,6 +4,8 @@ SessionStart hook's limit)."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 from pathlib import Path
@@ -32,3 +34,29 @@ def is_built(root: Path, cache_dir: Path | None = None, name: str = "index") -> 
     """Whether an index of the tree was ever built in the cache (its ``state.json``)."""
     cache = Path(cache_dir) if cache_dir is not None else default_cache_dir(Path(root))
     return (cache / name / index_key(root) / "state.json").is_file()
+
+
+def builder_lock(root: Path, cache_dir: Path | None = None, name: str = "index") -> Path:
+    """The lock the tree's background builder holds while it runs (issue 34: one builder
+    per tree, however many sessions start on an unbuilt index)."""
+    cache = Path(cache_dir) if cache_dir is not None else default_cache_dir(Path(root))
+    return cache / name / f"{index_key(root)}.builder.lock"
+
+
+def is_held(lock: Path) -> bool:
+    """Whether a process holds ``lock`` (its folder is made when missing)."""
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    return False

@@ -6,9 +6,11 @@ the versions of the schema, the chunker and Whoosh that built the index.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,9 +18,17 @@ import whoosh
 
 from ...errors import MemsiteError
 from ...store import tree
-from ...store.format import PERSONA
-from ...store.records import record_stats
-from ..chunks import CHUNK_VERSION
+from ...store.format import DECISIONS, LEARNINGS, PERSONA
+from ...store.records import (
+    Listing,
+    from_data,
+    is_record_path,
+    listing,
+    record_stats,
+    renamed_ids,
+    to_data,
+)
+from ..chunks import CHUNK_VERSION, Chunk
 from .documents import SCHEMA_VERSION
 
 RACY_NS = 2_000_000_000  # files touched this close to the last check are re-hashed
@@ -41,12 +51,13 @@ class IndexBroken(MemsiteError):
     """The index cannot be used as it is (missing, corrupt, another version)."""
 
 
-def stat_tree(root: Path) -> dict[str, tuple[int, int]]:
+def stat_tree(root: Path, walk: Path | None = None) -> dict[str, tuple[int, int]]:
     """``(mtime_ns, size)`` of every markdown file, as ``tree.markdown_files`` finds them.
 
     This runs before every query, so it walks with ``os.scandir`` and plain strings; a
     tree with symbolic links takes the slower, checked walk of ``tree.markdown_files``. The
-    decision records of the ``[records]`` folders (issue 26) are files of the index too.
+    decision records of the ``[records]`` folders (issue 26) are files of the index too,
+    their folders' walk kept in the file ``walk`` for the next process (issue 34).
     """
     stats: dict[str, tuple[int, int]] = {}
     pending = [("", str(root))]
@@ -57,7 +68,7 @@ def stat_tree(root: Path) -> dict[str, tuple[int, int]]:
                 if entry.name.startswith("."):
                     continue
                 if entry.is_symlink():
-                    return {**_stat_checked(root), **record_stats(root)}
+                    return {**_stat_checked(root), **_record_stats(root, walk)}
                 rel = prefix + entry.name
                 if entry.is_dir():
                     pending.append((rel + "/", entry.path))
@@ -65,7 +76,31 @@ def stat_tree(root: Path) -> dict[str, tuple[int, int]]:
                     with contextlib.suppress(OSError):
                         info = entry.stat()
                         stats[rel] = (info.st_mtime_ns, info.st_size)
-    return {**stats, **record_stats(root)}
+    return {**stats, **_record_stats(root, walk)}
+
+
+def _record_stats(root: Path, walk: Path | None) -> dict[str, tuple[int, int]]:
+    """``record_stats``, the walk of the records' folders read from ``walk`` when this
+    process has none that holds, and kept there when it was walked again."""
+    if walk is not None:
+        read: list[Listing | None] = []
+
+        def remembered() -> Listing | None:
+            read.append(_read_walk(walk))
+            return read[-1]
+
+        found = listing(root, remembered)
+        if read and found is not read[-1]:
+            with contextlib.suppress(OSError):
+                write_state(walk, to_data(found))
+    return record_stats(root)
+
+
+def _read_walk(path: Path) -> Listing | None:
+    try:
+        return from_data(json.loads(path.read_bytes()))
+    except (OSError, ValueError):
+        return None
 
 
 def _stat_checked(root: Path) -> dict[str, tuple[int, int]]:
@@ -93,8 +128,9 @@ def changed_files(state: dict, stats: dict[str, tuple[int, int]]) -> list[str]:
     return paths
 
 
-def new_state(root: Path, files: dict, checked: int) -> dict:
-    """The ``state.json`` of an index holding ``files``, checked at ``checked`` (ns)."""
+def new_state(root: Path, files: dict, checked: int, renamed: dict[str, str]) -> dict:
+    """The ``state.json`` of an index holding ``files``, checked at ``checked`` (ns), its
+    records whose id is not their file's name in ``renamed`` (``{path: id}``)."""
     return {
         "schema": SCHEMA_VERSION,
         "chunks": CHUNK_VERSION,
@@ -102,7 +138,37 @@ def new_state(root: Path, files: dict, checked: int) -> dict:
         "root": str(root.resolve()),
         "checked_ns": checked,
         "files": files,
+        "renamed": renamed,
     }
+
+
+def renamed_records(root: Path, state: dict, changed: Iterable[str]) -> dict[str, str]:
+    """The ids of the tree's records that are not their file's name (``{path: id}``, issue
+    34): as ``state`` has them unless a cold file or a record is among ``changed`` (only
+    those decide them), else asked again."""
+    known = state.get("renamed")
+    if isinstance(known, dict) and not any(
+        rel in (DECISIONS, LEARNINGS) or is_record_path(rel) for rel in changed
+    ):
+        return known
+    return renamed_ids(root)
+
+
+def moved_records(state: dict, renamed: dict[str, str]) -> set[str]:
+    """The records whose id changed since ``state``: their chunks are read again."""
+    known = state.get("renamed")
+    known = known if isinstance(known, dict) else {}
+    return {rel for rel in {*known, *renamed} if known.get(rel) != renamed.get(rel)}
+
+
+def as_record(chunks: list[Chunk], record_id: str | None) -> list[Chunk]:
+    """A record's chunks under the id the tree gives it (``None``: its file's name)."""
+    if record_id is None:
+        return chunks
+    return [
+        dataclasses.replace(c, id=record_id + c.id[len(c.record) :], record=record_id)
+        for c in chunks
+    ]
 
 
 def read_state(

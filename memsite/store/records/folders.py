@@ -5,13 +5,13 @@
     [records]
     paths = ["../docs/adr"]   # folders or globs, relative to the tree
 
-A folder gives its numbered ``.md`` files (``README.md``, ``index.md`` and ``template.md``
-are not records); a glob gives every ``.md`` it matches. Nothing outside the repository that
-holds the tree is read, nor a folder inside the tree (its files are notes already), and every
-file goes through ``storage.read_inside``: no link out of the repository, regular files only,
-at most ``MAX_BYTES``. A record's path is relative to the tree (``../docs/adr/0001-x.md``),
-as every entry's is. Records are never written: what is wrong with one is a ``Problem`` for
-``memsite check``, and the record is read as far as it goes or skipped.
+Which files they give is :mod:`.listing`'s (a walk that stays in the repository, within a
+budget); every file goes through ``storage.read_inside``: no link out of the repository,
+regular files only, at most ``MAX_BYTES``. A record's id is its file's name, unless a
+decision or learning of the tree has it (:mod:`.ids`). A record's path is relative to the
+tree (``../docs/adr/0001-x.md``), as every entry's is. Records are never written: what is
+wrong with one is a ``Problem`` for ``memsite check``, and the record is read as far as it
+goes or skipped.
 """
 
 from __future__ import annotations
@@ -19,22 +19,18 @@ from __future__ import annotations
 import datetime as dt
 import os
 import posixpath
-import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from ...errors import InvalidInput, UnsafePath
-from .. import code, config, storage
+from .. import code, storage
 from ..format import Problem
 from ..git import run
 from ..model import Entry
 from .formats import Record, parse_record, record_id
-
-TABLE = config.Table("records", {"paths": config.Texts(most=50, longest=400)})
-# the longest record of the devset is 27 KB; a megabyte is a file put in the wrong place
-MAX_BYTES = 1024 * 1024
-NOT_RECORDS = frozenset({"readme", "index", "template", "adr-template", "_template"})
+from .ids import own_ids, renamed_ids, taken_ids
+from .listing import MAX_BYTES, checked_files, listing
 
 
 @dataclass
@@ -49,118 +45,58 @@ class Records:
 def record_files(root: Path) -> tuple[list[str], list[Problem]]:
     """The record files the ``[records]`` table names, relative to the tree and sorted,
     each a regular file inside the repository of at most ``MAX_BYTES``; what is left out is
-    a problem."""
-    problems: list[Problem] = []
-    try:
-        items = config.read(root, TABLE).get("paths", ())
-    except config.BadConfig as err:
-        return [], [Problem(config.CONFIG, 1, f"{_after_path(str(err))}; records not read")]
-    if not isinstance(items, tuple) or not items:
-        return [], []
-    repo = code.repository_root(root).resolve()
-    real_root = root.resolve()
-    found: dict[str, None] = {}
-    for item in items:
-        for path in _candidates(root, repo, real_root, item, problems):
-            rel = posixpath.normpath(os.path.relpath(path, root))
-            if rel in found:
-                continue
-            problem = _refusal(path, repo, real_root)
-            if problem is not None:
-                problems.append(Problem(rel, 1, problem))
-                continue
-            found[rel] = None
-    return sorted(found), problems
-
-
-def _candidates(
-    root: Path, repo: Path, real_root: Path, item: str, problems: list[Problem]
-) -> list[Path]:
-    where = f"[records] paths {item!r}"
-    text = item.strip().replace("\\", "/")
-    if not text or text.startswith("/"):
-        problems.append(Problem(config.CONFIG, 1, f"{where}: give a path relative to the tree"))
-        return []
-    parts = PurePosixPath(text).parts
-    split = next((i for i, part in enumerate(parts) if set(part) & code.GLOB_CHARACTERS), None)
-    base = root.joinpath(*parts[:split]) if split != 0 else root
-    real = base.resolve()
-    if real != repo and repo not in real.parents:
-        problems.append(Problem(config.CONFIG, 1, f"{where} is outside the repository; not read"))
-        return []
-    if real == real_root or real_root in real.parents:
-        problems.append(
-            Problem(
-                config.CONFIG,
-                1,
-                f"{where} is inside the memory tree, whose files are notes already; point it "
-                "at the folder outside memory/ (or move the records there)",
-            )
-        )
-        return []
-    if split is not None:
-        pattern = "/".join(parts[split:])
-        return sorted(p for p in base.glob(pattern) if p.name.endswith(".md"))
-    if base.is_file():
-        return [base]
-    if not base.is_dir():
-        problems.append(Problem(config.CONFIG, 1, f"{where}: no such folder; not read"))
-        return []
-    return sorted(
-        p
-        for p in base.iterdir()
-        if p.name.endswith(".md")
-        and not p.name.startswith(".")
-        and p.stem.lower() not in NOT_RECORDS
-        and any(c.isdigit() for c in p.stem)
-    )
-
-
-def _refusal(path: Path, repo: Path, real_root: Path) -> str | None:
-    """Why the record file ``path`` is not read, or None."""
-    real = path.resolve()
-    if real != repo and repo not in real.parents:
-        return "symbolic link points outside the repository; not read"
-    if real_root in real.parents:
-        return "symbolic link into the memory tree; not read as a record"
-    try:
-        info = os.stat(path)
-    except OSError as err:
-        return f"cannot read: {err.strerror}"
-    if not stat.S_ISREG(info.st_mode):
-        return "not a regular file; not read"
-    if info.st_size > MAX_BYTES:
-        return f"{info.st_size:,} bytes, over the {MAX_BYTES:,}-byte limit of a record; not read"
-    return None
+    a problem (:mod:`.listing`)."""
+    stats, problems = checked_files(root)
+    return sorted(stats), problems
 
 
 def record_ids(root: Path) -> frozenset[str]:
-    """The ids of the tree's decision records, from their file names (none is read)."""
-    return frozenset(record_id(rel) for rel in record_files(root)[0])
+    """The ids of the tree's decision records, from their file names (none is read) and the
+    ids of the tree's cold files (:func:`.ids.renamed_ids`)."""
+    renamed = renamed_ids(root)
+    return frozenset(renamed.get(rel, record_id(rel)) for rel in record_files(root)[0])
 
 
 def record_stats(root: Path) -> dict[str, tuple[int, int]]:
     """``(mtime_ns, size)`` of every record file, for the search index to see changes."""
-    stats = {}
-    for rel in record_files(root)[0]:
-        try:
-            info = os.stat(root / rel)
-        except OSError:
-            continue
-        stats[rel] = (info.st_mtime_ns, info.st_size)
-    return stats
+    return checked_files(root)[0]
 
 
-def read_records(root: Path) -> Records:
-    """Every record of the tree's folders as a decision (``Records``), never raising."""
-    files, problems = record_files(root)
+_READ: dict[str, tuple[object, Records]] = {}
+
+
+def read_records(root: Path, taken: Mapping[str, str] | None = None) -> Records:
+    """Every record of the tree's folders as a decision (``Records``), never raising.
+    ``taken``: the ids of the tree's decisions and learnings, with the file of each, when
+    the caller has read them (:func:`.ids.taken_ids` otherwise); a record of one of those
+    ids is read under an id of its own (:mod:`.ids`). Read again only when a record file or
+    those ids changed (prime asks twice: 5,000 records took 1.8 s a time, issue 34)."""
+    stats, problems = checked_files(root)
+    taken = dict(taken_ids(root) if taken is None else taken)
+    key = os.path.abspath(root)
+    known = _READ.get(key)
+    if known is not None and known[0] == (stats, taken, problems):
+        out = known[1]
+    else:
+        out = _read(root, sorted(stats), problems, taken, listing(root).linked)
+        _READ[key] = ((stats, taken, list(problems)), out)
+    return Records(list(out.entries), dict(out.texts), list(out.problems))
+
+
+def _read(
+    root: Path,
+    files: list[str],
+    problems: list[Problem],
+    taken: dict[str, str],
+    linked: frozenset[str],
+) -> Records:
     out = Records(problems=list(problems))
     if not files:
         return out
     repo = code.repository_root(root).resolve()
     parsed: list[Record] = []
     for rel in files:
-        text = _text(root, repo, rel, out.problems)
+        text = _text(root, repo if rel in linked else None, rel, out.problems)
         if text is None:
             continue
         record = parse_record(rel, text)
@@ -169,19 +105,28 @@ def read_records(root: Path) -> Records:
         out.problems += [
             Problem(rel, line, msg, severity) for line, msg, severity in record.problems
         ]
-    out.entries = _entries(root, repo, parsed, out.problems)
+    # from every file's name, read or not, as the index names them (ids.renamed_ids)
+    own = own_ids((record_id(rel) for rel in files), taken)
+    out.entries = _entries(root, repo, parsed, out.problems, taken, own)
     return out
 
 
-def _text(root: Path, repo: Path, rel: str, problems: list[Problem]) -> str | None:
+def _text(root: Path, repo: Path | None, rel: str, problems: list[Problem]) -> str | None:
+    """The text of the record ``rel``: checked against the repository ``repo`` when the walk
+    went through a link to it, else read without following one (the walk checked its way)."""
     try:
-        raw = storage.read_inside(repo, root / rel, limit=MAX_BYTES)
+        if repo is None:
+            raw = storage.read_regular(root / rel, limit=MAX_BYTES, follow=False)
+        else:
+            raw = storage.read_inside(repo, root / rel, limit=MAX_BYTES)
     except UnsafePath:
         problems.append(Problem(rel, 1, "resolves outside the repository; not read"))
         return None
     except (storage.NotAFile, storage.TooLarge) as err:
         problems.append(Problem(rel, 1, _after_path(str(err))))
         return None
+    except FileNotFoundError:
+        return None  # gone since the walk: a build folder's file, left out
     except OSError as err:
         problems.append(Problem(rel, 1, f"cannot read: {err.strerror}"))
         return None
@@ -204,7 +149,14 @@ def _after_path(message: str) -> str:
     return message.split(": ", 1)[-1]
 
 
-def _entries(root: Path, repo: Path, records: list[Record], problems: list[Problem]) -> list[Entry]:
+def _entries(
+    root: Path,
+    repo: Path,
+    records: list[Record],
+    problems: list[Problem],
+    taken: Mapping[str, str],
+    own: Mapping[str, str],
+) -> list[Entry]:
     by_id: dict[str, Record] = {}
     for record in records:
         first = by_id.setdefault(record.id, record)
@@ -231,6 +183,14 @@ def _entries(root: Path, repo: Path, records: list[Record], problems: list[Probl
     older: dict[str, list[str]] = {}
     for old, new in successor.items():
         older.setdefault(new, []).append(old)
+    for name, new in own.items():
+        if name not in by_id:
+            continue  # a record not read: check says why
+        message = (
+            f"record id {name!r} is the id of an entry of {taken[name]}, which keeps it; "
+            f"the record is read as {new!r}"
+        )
+        problems.append(Problem(by_id[name].path, 1, message, "warning"))
     entries = []
     for record in records:
         if by_id[record.id] is not record:
@@ -238,17 +198,18 @@ def _entries(root: Path, repo: Path, records: list[Record], problems: list[Probl
         state = "accepted" if record.id in cut else record.state
         fields = {"status": state, "record": record.path}
         if record.id in successor:
-            fields["superseded-by"] = successor[record.id]
+            fields["superseded-by"] = own.get(successor[record.id], successor[record.id])
             fields["status"] = "superseded"
         if record.id in older:
-            fields["supersedes"] = sorted(older[record.id], key=lambda i: dates[i])[-1]
+            replaced = sorted(older[record.id], key=lambda i: dates[i])[-1]
+            fields["supersedes"] = own.get(replaced, replaced)
         if record.tags:
             fields["tags"] = ", ".join(record.tags)
         if record.number is not None:
             fields["number"] = str(record.number)
         entries.append(
             Entry(
-                id=record.id,
+                id=own.get(record.id, record.id),
                 kind="decision",
                 tier="cold",
                 title=record.title,
