@@ -23,6 +23,7 @@ from memsite.site.builder import MARKDOWN_EXTENSIONS
 from memsite.site.pages import build_site
 from memsite.site.publish import zensical
 from memsite.site.render import anchor
+from memsite.store.tree import init_tree
 from tests.test_techdocs import MARK, PAYLOADS, SNIPPET_TEXT, _pages, hostile_tree
 from tests.zensical_engine import on_path, zensical_bin
 
@@ -228,3 +229,44 @@ def test_the_extra_and_ci_install_the_pinned_zensical_and_properdocs() -> None:
     script = (REPO / ".ci" / "run").read_text("utf-8")
     assert "MEMSITE_REQUIRE_ZENSICAL=1" in script and "MEMSITE_REQUIRE_PROPERDOCS=1" in script
     assert zensical.ZENSICAL.startswith("zensical==") and PROPERDOCS.startswith("properdocs==")
+
+
+def _steps(kind: str, text: str) -> list[str]:
+    """The commands of a workflow, in order."""
+    workflow = yaml.safe_load(text)
+    if kind == "github":
+        return [s["run"] for s in workflow["jobs"]["build"]["steps"] if "run" in s]
+    return workflow[".memsite"]["before_script"] + workflow[".memsite"]["script"]
+
+
+@pytest.mark.parametrize("kind", ["github", "gitlab"])
+def test_init_ci_engine_zensical_installs_and_builds_with_zensical(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["init", "--ci", kind, "--engine", "zensical"])
+    assert result.exit_code == 0, result.output
+    path = ".github/workflows/memsite.yml" if kind == "github" else ".gitlab-ci.yml"
+    steps = _steps(kind, (tmp_path / path).read_text("utf-8"))
+    installs = [s for s in steps if s.startswith("python -m pip install ")]
+    assert installs[-1] == f"python -m pip install {zensical.ZENSICAL}"
+    site = "site" if kind == "github" else "public"
+    assert f"memsite build --strict --engine zensical --site-dir {site}" in steps
+
+
+def test_init_ci_takes_the_trees_engine_and_mkdocs_stays_the_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    init_tree(tmp_path / "memory")
+    (tmp_path / "memory" / "memsite.toml").write_text('[site]\nengine = "zensical"\n', "utf-8")
+    assert CliRunner().invoke(cli, ["init", "--ci", "gitlab"]).exit_code == 0
+    assert "build --strict --engine zensical" in (tmp_path / ".gitlab-ci.yml").read_text("utf-8")
+    assert CliRunner().invoke(cli, ["init", "--ci", "github", "mine"]).exit_code == 0
+    text = (tmp_path / ".github" / "workflows" / "memsite.yml").read_text("utf-8")
+    assert "memsite --root mine build --strict --site-dir site" in text
+    assert "zensical" not in text
+    bad = CliRunner().invoke(cli, ["init", "--engine", "zensical"])
+    assert bad.exit_code == 2 and "--engine is for the CI workflow" in bad.stderr
+    both = CliRunner().invoke(cli, ["init", "--ci", "github", "--techdocs", "--engine", "zensical"])
+    assert both.exit_code == 2 and "--techdocs builds with MkDocs" in both.stderr

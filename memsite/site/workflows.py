@@ -47,7 +47,7 @@ jobs:
           key: memsite-index-${{{{ github.sha }}}}
           restore-keys: memsite-index-
       - run: memsite{root} check
-      - run: memsite{root} build --strict --site-dir site
+      - run: memsite{root} build --strict{engine} --site-dir site
       - uses: actions/upload-pages-artifact@v3
         with:
           path: site
@@ -77,7 +77,7 @@ _GITLAB = """\
 {install}
   script:
     - memsite{root} check
-    - memsite{root} build --strict --site-dir public
+    - memsite{root} build --strict{engine} --site-dir public
 
 memsite-check:
   extends: .memsite
@@ -204,13 +204,21 @@ def given_install(spec: str) -> Install:
     return Install(inputs.one_line(spec, "--install"))
 
 
-def _install_step(kind: str, install: Install) -> str:
+def _install_step(kind: str, install: Install, engine: str = "mkdocs") -> str:
     comment = _HOW_TO_CHANGE.replace("KIND", kind) + ("\n" + _UNKNOWN if not install.known else "")
     indent = "      " if kind == "github" else "    "
     lines = [f"{indent}# {line}" for line in comment.splitlines()]
     # JSON is YAML: the command stays one scalar whatever the spec holds
     key = "- run: " if kind == "github" else "- "
-    return "\n".join([*lines, f"{indent}{key}{json.dumps(install.command)}"])
+    lines.append(f"{indent}{key}{json.dumps(install.command)}")
+    if engine == "zensical":  # issue 38: the Zensical memsite is tested with
+        from .publish.zensical import ZENSICAL
+
+        lines.append(
+            f"{indent}# Zensical builds the site (--engine zensical), at the tested version"
+        )
+        lines.append(f"{indent}{key}{json.dumps(Install(ZENSICAL).command)}")
+    return "\n".join(lines)
 
 
 def render_workflow(
@@ -220,15 +228,18 @@ def render_workflow(
     *,
     techdocs: bool = False,
     component: str = "memory",
+    engine: str = "mkdocs",
 ) -> tuple[str, str]:
     """The path (relative to the repository) and text of the workflow for ``kind``: the
-    site's, or with ``techdocs`` the Backstage TechDocs one of component ``component``."""
+    site's, built with ``engine`` (``mkdocs`` or ``zensical``), or with ``techdocs`` the
+    Backstage TechDocs one of component ``component``."""
     option = "" if root in ("memory", "./memory", "") else f" --root {root}"
     parent = PurePosixPath(root or "memory").parent
     cache = ".memsite/" if str(parent) == "." else f"{parent}/.memsite/"
     if kind not in ("github", "gitlab"):
         raise InvalidInput(f"--ci {kind!r}: expected github or gitlab")
-    step = _install_step(kind, install)
+    step = _install_step(kind, install, "mkdocs" if techdocs else engine)
+    built = " --engine zensical" if engine == "zensical" else ""
     if techdocs:
         from .publish import recipes
 
@@ -236,9 +247,9 @@ def render_workflow(
             kind, root=option, cache=cache, install=step, component=json.dumps(component)
         )
     if kind == "github":
-        return GITHUB_PATH, _GITHUB.format(root=option, cache=cache, install=step)
+        return GITHUB_PATH, _GITHUB.format(root=option, cache=cache, install=step, engine=built)
     if kind == "gitlab":
-        return GITLAB_PATH, _GITLAB.format(root=option, cache=cache, install=step)
+        return GITLAB_PATH, _GITLAB.format(root=option, cache=cache, install=step, engine=built)
     raise InvalidInput(f"--ci {kind!r}: expected github or gitlab")
 
 
@@ -249,6 +260,7 @@ def write_workflow(
     install: Install = PLACEHOLDER,
     *,
     techdocs: bool = False,
+    engine: str = "mkdocs",
 ) -> tuple[Path, bool]:
     """Write the workflow under ``repo`` unless a file is already there; (path, created).
     The TechDocs one names the component ``memsite build --techdocs`` would name."""
@@ -258,7 +270,9 @@ def write_workflow(
 
         tree = repo / (root or "memory")
         component = default_component(configured_title(None, tree), repo)
-    rel, text = render_workflow(kind, root, install, techdocs=techdocs, component=component)
+    rel, text = render_workflow(
+        kind, root, install, techdocs=techdocs, component=component, engine=engine
+    )
     path = repo / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
