@@ -270,3 +270,35 @@ def test_init_ci_takes_the_trees_engine_and_mkdocs_stays_the_default(
     assert bad.exit_code == 2 and "--engine is for the CI workflow" in bad.stderr
     both = CliRunner().invoke(cli, ["init", "--ci", "github", "--techdocs", "--engine", "zensical"])
     assert both.exit_code == 2 and "--techdocs builds with MkDocs" in both.stderr
+
+
+def test_a_site_dir_holding_the_tree_is_refused_and_nothing_is_deleted(
+    zensical_on_path: Path, root: Path
+) -> None:
+    before = sorted(p.relative_to(root.parent) for p in root.parent.rglob("*"))
+    for site in (root.parent, root, root / "public"):
+        args = ["--root", str(root), "build", "--engine", "zensical", "--site-dir", str(site)]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 1, site
+        assert result.stderr == (
+            f"Error: site not built: --site-dir {site} holds the memory tree or its cache, or "
+            "lies inside the tree, and the site replaces it whole: give a folder of its own "
+            "(default: site/ beside the tree)\n"
+        )
+    assert sorted(p.relative_to(root.parent) for p in root.parent.rglob("*")) == before
+
+
+def test_without_zensical_the_build_says_how_to_install_it(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.executable", str(tmp_path / "bin" / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    site = tmp_path / "site"
+    args = ["--root", str(root), "build", "--engine", "zensical", "--site-dir", str(site)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: site not built: Zensical is not installed; pip install 'memsite[zensical]' "
+        "(or put a zensical command on PATH), or build with --engine mkdocs\n"
+    )
+    assert not site.exists()

@@ -89,6 +89,7 @@ def build_zensical(
 
     binary = command()
     work = (cache_dir or default_cache_dir(root)) / "zensical" / index_key(root)
+    _refuse_overlap(site_dir, root, work)
     for stale in (work / "docs", work / "site"):
         shutil.rmtree(stale, ignore_errors=True)
     work.mkdir(parents=True, exist_ok=True)
@@ -122,6 +123,18 @@ def build_zensical(
         raise BuildFailed(f"site not built: {site_dir} is a file, not a folder: move it away")
     shutil.copytree(built, site_dir)
     return warnings
+
+
+def _refuse_overlap(site_dir: Path, root: Path, work: Path) -> None:
+    """The site replaces ``site_dir`` whole: refuse a folder that holds the tree or the cache,
+    or lies inside the tree (``--site-dir .`` in the project would delete the memory)."""
+    site, held = site_dir.resolve(), [root.resolve(), work.resolve()]
+    if any(site == path or site in path.parents for path in held) or root.resolve() in site.parents:
+        raise BuildFailed(
+            f"site not built: --site-dir {site_dir} holds the memory tree or its cache, or lies "
+            "inside the tree, and the site replaces it whole: give a folder of its own "
+            "(default: site/ beside the tree)"
+        )
 
 
 def problems(output: str) -> list[str]:
