@@ -16,6 +16,8 @@ from urllib.parse import urlsplit
 import pytest
 from click.testing import CliRunner
 
+from bench.bench_browser_search import ZENSICAL_BOX as BOX
+from bench.bench_browser_search import ZENSICAL_TIMER as TIMER
 from memsite import Memory
 from memsite.cli import cli
 from memsite.site.render import anchor
@@ -27,21 +29,7 @@ require_chromium()
 
 pytestmark = pytest.mark.browser
 
-DIALOG = 'dialog[aria-label="Search"]'
-BOX = f'{DIALOG} input[role="combobox"]'
-RESULTS = f'{DIALOG} ol[role="listbox"]'
-# the search dialog lives in a shadow root: the timer finds it there
-TIMER = """() => {
-  const host = [...document.querySelectorAll("*")].find(
-    (e) => e.shadowRoot && e.shadowRoot.querySelector("dialog"));
-  const root = host.shadowRoot;
-  window.__typed = null; window.__shown = null;
-  root.querySelector('input[role="combobox"]').addEventListener("keydown", (event) => {
-    if (window.__typed === null) window.__typed = event.timeStamp; }, { once: true });
-  const list = root.querySelector('ol[role="listbox"]');
-  new MutationObserver(() => { if (window.__shown === null && list.children.length)
-    window.__shown = performance.now(); }).observe(list, { childList: true, subtree: true });
-}"""
+RESULTS = 'dialog[aria-label="Search"] ol[role="listbox"]'
 
 
 @pytest.fixture(scope="module")
