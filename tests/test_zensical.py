@@ -302,3 +302,22 @@ def test_without_zensical_the_build_says_how_to_install_it(
         "(or put a zensical command on PATH), or build with --engine mkdocs\n"
     )
     assert not site.exists()
+
+
+def test_the_site_name_from_the_configuration_is_inert_and_a_missing_one_is_named(
+    zensical_on_path: Path, root: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "mkdocs.yml"
+    # Zensical writes the name raw into <title>, the header and aria-label="…"
+    name = f'R&D </title><script>window.{MARK}=1</script> " onmouseover="window.{MARK}=1'
+    config.write_text(yaml.safe_dump({"site_name": name}), "utf-8")
+    site = tmp_path / "site"
+    args = ["--root", str(root), "build", "--engine", "zensical", "--site-dir", str(site)]
+    assert CliRunner().invoke(cli, [*args, "-f", str(config)]).exit_code == 0
+    for page, found in _pages(site).items():
+        assert found.live == [] and not [s for s in found.scripts if MARK in s], page
+    shown = "R&D \u2039/title\u203a\u2039script\u203awindow.PWNED=1\u2039/script\u203a \u201d"
+    assert f"<title>Home - {shown}" in (site / "index.html").read_text("utf-8")
+    missing = CliRunner().invoke(cli, [*args, "-f", str(tmp_path / "nope.yml")])
+    assert missing.exit_code == 1
+    assert missing.stderr == f"Error: {tmp_path / 'nope.yml'}: no such MkDocs configuration\n"

@@ -66,11 +66,21 @@ def zensical_config(exported: dict[str, Any], title: str, site_dir: str) -> dict
     and markdown extensions; Zensical's own search and offline mode (pages that work from
     ``file://``)."""
     out = dict(exported)
-    out["site_name"] = title
+    out["site_name"] = plain_name(title)
     out["docs_dir"] = "docs"
     out["site_dir"] = site_dir
     out["plugins"] = ["search", "offline"]
     return out
+
+
+def plain_name(title: str) -> str:
+    """The site's name as Zensical can print it: its templates write it raw into ``<title>``,
+    the header and ``aria-label="…"`` (and escaped elsewhere), so no character of it may open
+    a tag or end an attribute: ``<`` and ``>`` become ‹ and ›, as the export does in titles,
+    and ``"`` becomes ”; an ``&`` stays (raw, it opens no markup; escaped, it shows as
+    written)."""
+    plain = " ".join(title.split())
+    return plain.replace("<", "\u2039").replace(">", "\u203a").replace('"', "\u201d")
 
 
 def build_zensical(
