@@ -17,6 +17,12 @@ and prints each round's times and the ratio of each memsite build to the mean of
 two plain builds (with the load average), the page counts and the search index sizes.
 ``--related-off`` also times a build with related links off.
 
+With ``--engine zensical`` (issue 38) the memsite builds are ``memsite build --engine
+zensical`` (cold: no ``.memsite/``, so no Zensical cache either; warm: the cache the cold build
+left), and after the rounds the export Zensical built is also built by plain ``mkdocs build``
+with its own configuration (the same pages exactly) and by ``zensical build`` without and
+with its cache.
+
 With ``--notes N`` it builds a tree of N hand-written notes (20 folders, ~1 KB each) instead,
 once with every note in the nav (as before issue 15.11) and once with the plugin's default
 ``notes_in_nav``, and prints each build's time, peak memory and the size of its pages.
@@ -137,6 +143,27 @@ def notes_case(out: Path, count: int) -> None:
         )
 
 
+def same_pages(cache: Path) -> None:
+    """The export Zensical built, built again by plain MkDocs (its own configuration: Material,
+    search, offline) and by Zensical without and with its cache: one engine against the other
+    on exactly the same pages."""
+    work = next(cache.iterdir())
+    export = work.parent / "mkdocs-export"
+    shutil.rmtree(export, ignore_errors=True)
+    shutil.copytree(work, export, ignore=shutil.ignore_patterns(".cache", "site"))
+    zensical = [str(BIN / "zensical"), "build", "--strict", "-f", "mkdocs.yml"]
+    mkdocs_s = run([str(BIN / "mkdocs"), "build", "--strict"], export)
+    cold = run([*zensical, "--clean"], work)
+    warm = run(zensical, work)
+    cpu = CPU[-3:]
+    print(
+        f"the same exported pages: plain mkdocs {mkdocs_s:.1f} s ({cpu[0]:.1f} CPU s), "
+        f"zensical without its cache {cold:.1f} s ({cpu[1]:.1f} CPU s, {cold / mkdocs_s:.2f}x), "
+        f"with it {warm:.1f} s ({cpu[2]:.1f} CPU s, {warm / mkdocs_s:.2f}x)",
+        flush=True,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", nargs="?", default=str(HERE / "out" / "site"))
@@ -145,6 +172,7 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=0, help="time a tree of this many notes")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the four builds")
     parser.add_argument("--related-off", action="store_true", help="also time related: false")
+    parser.add_argument("--engine", choices=["mkdocs", "zensical"], default="mkdocs")
     args = parser.parse_args()
     out = Path(args.out).resolve()
     if args.notes:
@@ -177,6 +205,8 @@ def main() -> None:
         (memsite_dir / "docs").mkdir(exist_ok=True)
         (memsite_dir / "mkdocs.yml").write_text(yaml.safe_dump(config), "utf-8")
         command = [str(BIN / "memsite"), "--root", str(tree), "build", "--strict"]
+        if args.engine == "zensical":
+            return run([*command, "--engine", "zensical", "--site-dir", "site"], memsite_dir)
         return run([*command, "-f", "mkdocs.yml"], memsite_dir)
 
     def plain() -> float:
@@ -189,7 +219,7 @@ def main() -> None:
     files = sum(1 for _ in tree.rglob("*.md"))
     print(
         f"tree: {files} markdown files, {args.entries} entries; {args.rounds} rounds of "
-        "plain, memsite cold, plain, memsite warm (related on)"
+        f"plain, memsite cold, plain, memsite warm (related on, engine {args.engine})"
     )
     ratios: dict[str, list[float]] = {"cold": [], "warm": [], "cold cpu": [], "warm cpu": []}
     for number in range(1, args.rounds + 1):
@@ -218,13 +248,15 @@ def main() -> None:
     if args.related_off:
         off = memsite(False)
         print(f"memsite, related off: {off:.1f} s, {off / plain():.2f}x the plain build after it")
+    if args.engine == "zensical":
+        same_pages(out / ".memsite" / "zensical")
     memsite_pages = sum(1 for _ in (memsite_dir / "site").rglob("*.html"))
     plain_pages = sum(1 for _ in (plain_dir / "site").rglob("*.html"))
     print(f"pages: memsite {memsite_pages}, plain {plain_pages}")
-    # memsite's is the sharded index under search/ (search_index.json keeps the config only)
-    index = sum(
-        p.stat().st_size for p in (memsite_dir / "site" / "search").rglob("*") if p.is_file()
-    )
+    # memsite's is the sharded index under search/ (search_index.json keeps the config only);
+    # Zensical's is search.json
+    searched = memsite_dir / "site" / ("search.json" if args.engine == "zensical" else "search")
+    index = sum(p.stat().st_size for p in [searched, *searched.rglob("*")] if p.is_file())
     plain_index = plain_dir / "site" / "search" / "search_index.json"
     print(
         f"search index: memsite {index / 1e6:.1f} MB (all of search/), "

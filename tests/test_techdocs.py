@@ -226,15 +226,21 @@ def test_no_page_of_the_techdocs_build_fetches_from_outside(sample_site: Path) -
     assert not (sample_site / "assets" / "memsite" / "search-worker.js").exists()
 
 
-@pytest.fixture(scope="module")
-def hostile_site(mkdocs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = tmp_path_factory.mktemp("hostile")
+def hostile_tree(project: Path, payloads: dict[str, str]) -> Path:
+    """``project/memory``, a decision per payload: in prose, and in a code block (where
+    memsite's escaping leaves text as it is)."""
     root = project / "memory"
     init_tree(root)
     memory = Memory(root, author="")
-    for name, payload in PAYLOADS.items():
-        # in prose, and in a code block (where memsite's escaping leaves text as it is)
+    for name, payload in payloads.items():
         memory.decide(f"Decision {name}", why="w", body=f"{payload}\n\n~~~~\n{payload}\n~~~~")
+    return root
+
+
+@pytest.fixture(scope="module")
+def hostile_site(mkdocs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = tmp_path_factory.mktemp("hostile")
+    root = hostile_tree(project, PAYLOADS)
     out = project / "techdocs"
     _export(root, out)
     for folder in (project, out, out / "docs"):  # what a snippet line would paste in

@@ -35,6 +35,12 @@ from .records import RECORDS, add_records
     "it (instead of the site's Pages workflow).",
 )
 @click.option(
+    "--engine",
+    type=click.Choice(["mkdocs", "zensical"]),
+    help="With --ci: what the workflow builds the site with (default: the tree's [site] "
+    "engine in memsite.toml, else mkdocs).",
+)
+@click.option(
     "--claude",
     is_flag=True,
     help="Also write (or merge into) the project's .claude/settings.json: memsite's hooks for "
@@ -48,6 +54,7 @@ def init(
     ci: str | None,
     install: str | None,
     techdocs: bool,
+    engine: str | None,
     claude: bool,
 ) -> None:
     """Create a memory tree (never overwrites anything)."""
@@ -57,6 +64,10 @@ def init(
         raise click.UsageError("--install is for the CI workflow: give --ci github or gitlab too")
     if techdocs and not ci:
         raise click.UsageError("--techdocs is for the CI workflow: give --ci github or gitlab too")
+    if engine is not None and not ci:
+        raise click.UsageError("--engine is for the CI workflow: give --ci github or gitlab too")
+    if engine == "zensical" and techdocs:
+        raise click.UsageError("--techdocs builds with MkDocs (techdocs-core): drop --engine")
 
     # init never searches upwards: it makes ./memory unless told where (issue 10); but a tree
     # that already serves this folder is named, not doubled (issue 39.1)
@@ -94,8 +105,11 @@ def init(
             raise click.ClickException(str(err)) from None
         click.echo(f"{'wrote' if changed else 'kept   '} {path} (memsite's Claude Code hooks)")
     if ci:
+        from ..site.publish.zensical import engine as site_engine
+
+        engine = engine or ("mkdocs" if techdocs else site_engine(target, None))
         path, created = workflows.write_workflow(
-            Path.cwd(), ci, target.as_posix(), how, techdocs=techdocs
+            Path.cwd(), ci, target.as_posix(), how, techdocs=techdocs, engine=engine
         )
         if not created:
             click.echo(f"kept    {path} (already there; remove it to write it again)")

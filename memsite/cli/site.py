@@ -23,12 +23,15 @@ def _explicit_root(ctx: click.Context) -> Path | None:
 
 @contextlib.contextmanager
 def _mkdocs_log(level: str) -> Iterator[None]:
-    """Let MkDocs' own messages (warnings; for serve, its address and rebuilds) reach stderr."""
+    """Let MkDocs' own messages (warnings; for serve, its address and rebuilds) reach stderr
+    (ProperDocs' when it provides MkDocs)."""
     import logging  # ~3 ms at import time that the write commands never need
+
+    from ..site.builder import provide_mkdocs
 
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("mkdocs: %(message)s"))
-    logger = logging.getLogger("mkdocs")
+    logger = logging.getLogger(provide_mkdocs())
     before = logger.level
     logger.addHandler(handler)
     logger.setLevel(level)
@@ -77,6 +80,12 @@ config_file_option = click.option(
 @click.option(
     "--owner", metavar="OWNER", help="With --techdocs: the component's owner (default: unknown)."
 )
+@click.option(
+    "--engine",
+    type=click.Choice(["mkdocs", "zensical"]),
+    help="What builds the site: mkdocs (MkDocs + Material, the default) or zensical (the "
+    "zensical extra); default: [site] engine of memsite.toml, else mkdocs.",
+)
 @config_file_option
 @click.pass_context
 def build(
@@ -88,12 +97,15 @@ def build(
     techdocs: Path | None,
     component: str | None,
     owner: str | None,
+    engine: str | None,
     config_file: Path | None,
 ) -> None:
-    """Build the memory site (MkDocs + Material); refuses to publish a secret."""
+    """Build the memory site (MkDocs + Material, or Zensical); refuses to publish a secret."""
     from ..site import builder
 
     root = _explicit_root(ctx)
+    if engine is not None and (docs_only is not None or techdocs is not None):
+        raise click.UsageError("--engine builds a site: give it without --docs-only or --techdocs")
     if techdocs is None and (component is not None or owner is not None):
         raise click.UsageError("--component and --owner are for --techdocs DIR: give it too")
     if techdocs is not None:
@@ -108,6 +120,9 @@ def build(
         )
         click.echo(f"wrote {len(written)} files to {docs_only}")
         return
+    if docs_only is None and techdocs is None and _engine(root, engine) == "zensical":
+        _zensical(root, site_dir, strict, allow_secrets, config_file)
+        return
     with _mkdocs_log("WARNING"):
         site = builder.build(
             root,
@@ -118,6 +133,49 @@ def build(
             progress=progress(ctx, "writing pages"),
         )
     click.echo(f"built {site}")
+
+
+def _engine(root: Path | None, given: str | None) -> str:
+    """``--engine``, else the tree's ``[site] engine``; MkDocs when no tree is found from here
+    (then ``mkdocs.yml`` names it)."""
+    from ..errors import NotFound
+    from ..site.publish import zensical
+
+    if given is not None:
+        return given
+    try:
+        tree = root or find_root(Path("."))
+    except NotFound:
+        return zensical.DEFAULT_ENGINE
+    return zensical.engine(tree, None)
+
+
+def _zensical(
+    root: Path | None,
+    site_dir: Path | None,
+    strict: bool,
+    allow_secrets: bool,
+    config_file: Path | None,
+) -> None:
+    from ..errors import NotFound
+    from ..site.publish import techdocs, zensical
+
+    if config_file is not None and not config_file.is_file():  # as the MkDocs build says it
+        raise NotFound(f"{config_file}: no such MkDocs configuration")
+    tree = root or find_root(Path("."))
+    if site_dir is None:  # where the MkDocs build writes it: beside the tree found from here
+        site_dir = Path("site") if root is not None else tree.parent / "site"
+    warnings = zensical.build_zensical(
+        tree,
+        site_dir,
+        dt.datetime.now(),
+        strict=strict,
+        allow_secrets=allow_secrets,
+        title=techdocs.configured_title(config_file, tree),
+    )
+    for warning in warnings:
+        click.echo(f"zensical: {warning}", err=True)
+    click.echo(f"built {site_dir.resolve()} (Zensical)")
 
 
 def _techdocs(

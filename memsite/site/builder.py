@@ -11,6 +11,7 @@ import contextlib
 import datetime as dt
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,10 +21,27 @@ from ..errors import MemsiteError, NotFound
 from ..store.tree import check_root, find_root
 
 CONFIG = "mkdocs.yml"
+# the ProperDocs the tests build with, providing MkDocs (tests/test_properdocs.py, .ci/run)
+PROPERDOCS = "properdocs==1.6.7"
 
 
 class BuildFailed(MemsiteError):
     """MkDocs refused to build the site (a secret, a broken link under --strict, ...)."""
+
+
+def provide_mkdocs() -> str:
+    """Make ``import mkdocs`` work and return the name its loggers go by: MkDocs' own, or
+    ProperDocs' (issue 38), the maintained fork of MkDocs 1.6, when it is installed without
+    MkDocs: its ``replacement`` module makes every ``mkdocs.*`` import load ``properdocs.*``,
+    as its own command does, so the plugin and Material run on it unchanged."""
+    import importlib
+    import importlib.util
+
+    if "mkdocs" not in sys.modules and importlib.util.find_spec("mkdocs") is None:
+        if importlib.util.find_spec("properdocs") is None:
+            raise BuildFailed("site not built: neither MkDocs nor ProperDocs is installed")
+        importlib.import_module("properdocs.replacement")
+    return importlib.import_module("mkdocs").__name__
 
 
 def theme() -> dict[str, Any]:
@@ -162,6 +180,7 @@ def build(
     """Build the site; returns the site folder. ``root`` overrides the configuration's tree
     (``None``: the one ``mkdocs.yml`` names, or the ``memory/`` found from here up).
     ``progress`` hears (pages written, pages) as the pages are written."""
+    logger = provide_mkdocs()
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort, ConfigurationError, PluginError
@@ -171,7 +190,7 @@ def build(
         if site_dir is not None:
             overrides["site_dir"] = str(site_dir.resolve())
         # the problems of loading the configuration too: an invalid one aborts before the build
-        with _problems() as problems:
+        with _problems(logger) as problems:
             try:
                 config = load_config(config_file=str(path), **overrides)
                 plugin = config.plugins.get("memsite")
@@ -215,7 +234,7 @@ def _page_progress(progress: Callable[[int, int], None]) -> Any:
 
 
 @contextlib.contextmanager
-def _problems() -> Iterator[list[str]]:
+def _problems(name: str) -> Iterator[list[str]]:
     """Collect MkDocs' warnings and errors, to name them when the build aborts."""
     import logging
 
@@ -226,7 +245,7 @@ def _problems() -> Iterator[list[str]]:
             found.append(record.getMessage())
 
     handler = Collect(logging.WARNING)
-    logger = logging.getLogger("mkdocs")
+    logger = logging.getLogger(name)
     logger.addHandler(handler)
     try:
         yield found
@@ -239,6 +258,7 @@ def serve(
 ) -> None:
     """Serve the site with live reload; a change to any file of the tree rebuilds it (the
     plugin adds the tree to the watched paths)."""
+    provide_mkdocs()
     from mkdocs.commands.serve import serve as mkdocs_serve
 
     with _config_file(root, None, config_file) as path, _root_override(root), _stop_on_term():

@@ -211,13 +211,21 @@ def given_install(spec: str) -> Install:
     return Install(inputs.one_line(spec, "--install"))
 
 
-def _install_step(kind: str, install: Install) -> str:
+def _install_step(kind: str, install: Install, engine: str = "mkdocs") -> str:
     comment = _HOW_TO_CHANGE.replace("KIND", kind) + ("\n" + _UNKNOWN if not install.known else "")
     indent = "      " if kind == "github" else "    "
     lines = [f"{indent}# {line}" for line in comment.splitlines()]
     # JSON is YAML: the command stays one scalar whatever the spec holds
     key = "- run: " if kind == "github" else "- "
-    return "\n".join([*lines, f"{indent}{key}{json.dumps(install.command)}"])
+    lines.append(f"{indent}{key}{json.dumps(install.command)}")
+    if engine == "zensical":  # issue 38: the Zensical memsite is tested with
+        from .publish.zensical import ZENSICAL
+
+        lines.append(
+            f"{indent}# Zensical builds the site (--engine zensical), at the tested version"
+        )
+        lines.append(f"{indent}{key}{json.dumps(Install(ZENSICAL).command)}")
+    return "\n".join(lines)
 
 
 # a YAML plain scalar that reads back as the same string: no indicator, quote or colon to
@@ -273,15 +281,18 @@ def render_workflow(
     *,
     techdocs: bool = False,
     component: str = "memory",
+    engine: str = "mkdocs",
 ) -> tuple[str, str]:
     """The path (relative to the repository) and text of the workflow for ``kind``: the
-    site's, or with ``techdocs`` the Backstage TechDocs one of component ``component``."""
+    site's, built with ``engine`` (``mkdocs`` or ``zensical``), or with ``techdocs`` the
+    Backstage TechDocs one of component ``component``."""
     if kind not in ("github", "gitlab"):
         raise InvalidInput(f"--ci {kind!r}: expected github or gitlab")
     check_names(kind, root, install)
     parent = PurePosixPath(root or "memory").parent
     cache = yaml_scalar(".memsite/" if str(parent) == "." else f"{parent}/.memsite/")
-    step = _install_step(kind, install)
+    step = _install_step(kind, install, "mkdocs" if techdocs else engine)
+    built = " --engine zensical" if engine == "zensical" else ""
     run = functools.partial(run_line, root)
     if techdocs:
         from .publish import recipes
@@ -290,12 +301,12 @@ def render_workflow(
             kind, run=run, cache=cache, install=step, component=json.dumps(component)
         )
     if kind == "github":
-        build = run("build --strict --site-dir site")
+        build = run(f"build --strict{built} --site-dir site")
         return GITHUB_PATH, _GITHUB.format(
             check=run("check"), build=build, cache=cache, install=step
         )
     if kind == "gitlab":
-        build = run("build --strict --site-dir public")
+        build = run(f"build --strict{built} --site-dir public")
         return GITLAB_PATH, _GITLAB.format(
             check=run("check"), build=build, cache=cache, install=step
         )
@@ -309,6 +320,7 @@ def write_workflow(
     install: Install = PLACEHOLDER,
     *,
     techdocs: bool = False,
+    engine: str = "mkdocs",
 ) -> tuple[Path, bool]:
     """Write the workflow under ``repo`` unless a file is already there; (path, created).
     The TechDocs one names the component ``memsite build --techdocs`` would name."""
@@ -318,7 +330,9 @@ def write_workflow(
 
         tree = repo / (root or "memory")
         component = default_component(configured_title(None, tree), repo)
-    rel, text = render_workflow(kind, root, install, techdocs=techdocs, component=component)
+    rel, text = render_workflow(
+        kind, root, install, techdocs=techdocs, component=component, engine=engine
+    )
     path = repo / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     try:

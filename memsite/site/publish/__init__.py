@@ -1,3 +1,4 @@
-"""Memory published to other portals: the Backstage TechDocs source of ``memsite build
---techdocs`` (:mod:`.techdocs`), the trigger syntax of TechDocs' markdown extensions made text
-(:mod:`.inert`) and the catalog entity that points Backstage at it (:mod:`.catalog`)."""
+"""Memory published to other portals and by other engines: the Backstage TechDocs source of
+``memsite build --techdocs`` (:mod:`.techdocs`), the trigger syntax of TechDocs' markdown
+extensions made text (:mod:`.inert`), the catalog entity that points Backstage at it
+(:mod:`.catalog`), and the whole site built by Zensical (:mod:`.zensical`, issue 38)."""
