@@ -237,7 +237,10 @@ def test_prune_command(run, root: Path) -> None:
 
 def _commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
     found = []
-    for name, command in sorted(group.commands.items()):
+    context = click.Context(group)
+    for name in group.list_commands(context):  # the top group imports a command's module
+        command = group.get_command(context, name)
+        assert command is not None, f"{prefix}{name} is listed but not found"
         found.append((f"{prefix}{name}", command))
         if isinstance(command, click.Group):
             found += _commands(command, f"{prefix}{name} ")

@@ -11,7 +11,6 @@ from pathlib import Path
 from ..errors import BadValue, NotFound, UnsafePath
 from . import storage
 from .format import DECISIONS, LEARNINGS, PERSONA, Parsed, Problem, parse_entries
-from .records import read_records
 
 CONTEXT = "hot/context.json"
 GITIGNORE = """\
@@ -285,6 +284,9 @@ def read_tree(root: Path) -> TreeRead:
         result.parsed.problems.extend(parsed.problems)
         if text is not None:
             result.texts[rel] = text
+    # the records' parsers load only when the tree is read whole, never for a write (issue 35)
+    from .records import read_records
+
     found = read_records(root)
     result.parsed.entries.extend(found.entries)
     result.parsed.problems.extend(found.problems)
