@@ -387,14 +387,10 @@ WRITES = [
 
 
 # What a write may load of the read side: ``decide`` and ``learn`` notice what the new entry
-# may replace or repeats, in plain Python (issue 27); nothing else (issue 35). The read side is
+# may replace or repeats, in plain Python (issue 27): the notices and which entry holds;
+# nothing else (issue 35), not even the ranking of hits. The read side is
 # search/, the site, the agents' protocols and the commands that read; and no Whoosh or numpy.
-NOTICES = {
-    "memsite.search",
-    "memsite.search.notices",
-    "memsite.search.supersession",
-    "memsite.search.ranking",
-}
+NOTICES = {"memsite.search", "memsite.search.notices", "memsite.search.supersession"}
 READ_SIDE = (
     "memsite.search",
     "memsite.site",

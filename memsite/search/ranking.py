@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
+from ..store.model import Successor
+
 if TYPE_CHECKING:  # a value type of its annotations only: decide and learn load no chunker
     from .chunks import Chunk
 
@@ -25,18 +27,6 @@ LEAD_CHARS = 4_000  # ...except the first hit's, which reads on into its record 
 TOP_HITS = 5  # the hits a reader sees first: their text together is bounded by TOP_CHARS
 TOP_CHARS = 4_800  # the top hits' text together never exceeds this (``passages.fit``)
 NEAR_TIE = 0.05  # hits within 5% of the top score of each other count as tied: newest first
-
-
-@dataclass(frozen=True)
-class Successor:
-    """The entry that now holds in place of a superseded one."""
-
-    id: str
-    title: str
-    date: dt.date
-
-    def to_dict(self) -> dict[str, str]:
-        return {"id": self.id, "title": self.title, "date": self.date.isoformat()}
 
 
 @dataclass(frozen=True)

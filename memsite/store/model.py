@@ -237,3 +237,15 @@ class Written(str):
         made.may_supersede = tuple(may_supersede)
         made.repeats = repeats
         return made
+
+
+@dataclass(frozen=True)
+class Successor:
+    """The entry that now holds in place of a superseded one."""
+
+    id: str
+    title: str
+    date: dt.date
+
+    def to_dict(self) -> dict[str, str]:
+        return {"id": self.id, "title": self.title, "date": self.date.isoformat()}
