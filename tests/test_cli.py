@@ -336,3 +336,21 @@ def test_init_in_a_git_repo_makes_union_merges_keep_entries_whole(tmp_path: Path
         assert by_title[f"{name} tests"].details == {"cmd": "pytest -q"}
         assert by_title[f"{name} tests"].result == "ok"
     assert check_tree(root) == []
+
+
+def test_the_group_imports_the_module_of_every_command() -> None:
+    """Issue 35: the group imports a command's module only when the command is asked for, by
+    ``app.COMMANDS``; a command a module registers that the table misses would never be found,
+    and one the table sends to the wrong module would not be registered."""
+    import importlib
+    import pkgutil
+
+    import memsite.cli as package
+    from memsite.cli.app import COMMANDS
+
+    for info in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"memsite.cli.{info.name}")
+    assert sorted(cli.commands) == sorted(COMMANDS)
+    for name, module in COMMANDS.items():
+        callback = cli.commands[name].callback
+        assert callback is not None and callback.__module__ == f"memsite.cli.{module}", name
