@@ -153,8 +153,8 @@ class Memory:
         With the ``semantic`` extra installed the ranking also weighs meaning (issue 6);
         ``lexical=True`` ranks by words alone.
         """
-        filters = {"kind": kind, "tier": tier, "category": category, "tag": tag, "since": since}
-        return self._reader.search(query, limit, lexical, current, **filters, until=until)
+        filters = dict(kind=kind, tier=tier, category=category, tag=tag, since=since, until=until)
+        return self._reader.search(query, limit, lexical, current, **filters)
 
     def recall(self, prompt: str, budget: int = 1500, limit: int = 8, lexical: bool = False) -> Any:
         """The memory most relevant to ``prompt`` that fits ``budget`` tokens (``Recalled``:
