@@ -45,6 +45,7 @@ from memsite.search import meaning as semantic  # noqa: E402
 from memsite.search.chunks import Chunk, chunk_file  # noqa: E402
 from memsite.search.evaluation.metrics import evaluate, read_queries, resolve  # noqa: E402
 from memsite.search.index.cache import SearchIndex  # noqa: E402
+from memsite.search.payloads.hits import build_hits  # noqa: E402
 from memsite.search.query import parse_query  # noqa: E402
 from memsite.search.ranking import TOP_CHARS  # noqa: E402
 
@@ -87,7 +88,8 @@ def run(corpus: Path, cache_dir: Path) -> dict[str, list]:
         ):
             index.refresh(rebuild=True)
             found = {
-                q.query: index.search(parse_query(q.query), 10, lexical=lexical) for q in queries
+                q.query: build_hits(index.search(parse_query(q.query), 10, lexical=lexical))
+                for q in queries
             }
         report = evaluate(queries, found.__getitem__, chunks_of, k=5)
         out[name] = rows_of(report.outcomes)

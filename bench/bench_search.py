@@ -13,7 +13,9 @@ applies to heading chunks only), over the bundled sample memory with
 Everything here is the lexical (Whoosh) ranking: ``lexical=True`` / ``--lexical``, so the
 figures hold with or without the semantic extra. Speed, on the generated corpus (``--entries``, default a year of one busy agent): full index
 build, incremental update after one new entry, in-process ``search`` and ``recall`` median,
-and end-to-end command latency (a fresh ``memsite`` process per query).
+and end-to-end command latency (a fresh ``memsite`` process per query); beside them the whole
+process of a write, ``memsite log`` and ``memsite decide``, against ``python -c "import
+click"`` (issue 35).
 
 ``--common-words`` generates the corpus with everyday words in most activities
 (``bench/common_words.py``: "connection", "timeout", "cache", ... each in thousands of
@@ -45,9 +47,10 @@ import corpus as generated
 from memsite import Memory
 from memsite.search.chunks import Chunk, chunk_file
 from memsite.search.evaluation.metrics import Labelled, evaluate, read_queries
-from memsite.search.index import search as index_search
 from memsite.search.index.cache import SearchIndex
 from memsite.search.meaning import available as semantic_available
+from memsite.search.payloads import hits as handed
+from memsite.search.payloads.hits import build_hits
 from memsite.search.query import parse_query
 from memsite.store.format import classify
 
@@ -96,12 +99,12 @@ def window_chunks(path: str, text: str, *, fallback_date: dt.date | None = None)
 def top_chars(budget: int | None) -> Iterator[None]:
     """Search with the top hits cut to ``budget`` characters together (None: returned whole,
     as the fixed windows issue 16 compares against are)."""
-    saved = index_search.TOP_CHARS
-    index_search.TOP_CHARS = budget if budget is not None else 10**9
+    saved = handed.TOP_CHARS
+    handed.TOP_CHARS = budget if budget is not None else 10**9
     try:
         yield
     finally:
-        index_search.TOP_CHARS = saved
+        handed.TOP_CHARS = saved
 
 
 def quality(root: Path, queries: list[Labelled], cache_dir: Path) -> dict[str, dict]:
@@ -112,10 +115,13 @@ def quality(root: Path, queries: list[Labelled], cache_dir: Path) -> dict[str, d
 
     out = {}
     for name, chunker in (("heading chunks", chunk_file), ("2,000-char windows", window_chunks)):
-        whole = top_chars(None if chunker is window_chunks else index_search.TOP_CHARS)
+        whole = top_chars(None if chunker is window_chunks else handed.TOP_CHARS)
         with SearchIndex(root, cache_dir, chunker=chunker, name=name.split()[0]) as index, whole:
             index.refresh(rebuild=True)
-            found = {q.query: index.search(parse_query(q.query), 10, lexical=True) for q in queries}
+            found = {
+                q.query: build_hits(index.search(parse_query(q.query), 10, lexical=True))
+                for q in queries
+            }
         for k in (5, 2, 1) if chunker is window_chunks else (5,):
             report = evaluate(queries, found.__getitem__, chunks_of, k=k)
             data = report.to_dict()
@@ -221,6 +227,36 @@ def speed(root: Path, cache_dir: Path, questions: list[str], runs: int = 1) -> d
     return figures
 
 
+def write_speed(runs: int) -> dict[str, float]:
+    """Whole-process ``memsite log`` and ``memsite decide`` (into a fresh tree) against a bare
+    ``python -c "import click"``, taken in turn so that the machine's drift moves them alike,
+    median of ``runs`` after one warm-up round (issue 35: at most 2.5x and 3x)."""
+    exe = Path(sys.executable).with_name("memsite")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    with tempfile.TemporaryDirectory(prefix="memsite-writes-") as scratch:
+        command = [str(exe), "--root", str(Path(scratch) / "memory")]
+        subprocess.run([*command, "init"], env=env, capture_output=True, check=True)
+        commands = {
+            'python -c "import click"': [sys.executable, "-c", "import click"],
+            "memsite log": [*command, "log", "ran the tests"],
+            "memsite decide": [*command, "decide", "Pin the clock", "--why", "tests"],
+        }
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for round_ in range(runs + 1):
+            for name, argv in commands.items():
+                started = time.perf_counter()
+                subprocess.run(argv, env=env, capture_output=True, check=True)
+                if round_:
+                    times[name].append((time.perf_counter() - started) * 1000)
+    click = statistics.median(times['python -c "import click"'])
+    figures = {
+        f"`{name}` whole process, median (ms)": statistics.median(t) for name, t in times.items()
+    }
+    for name in ("memsite log", "memsite decide"):
+        figures[f"`{name}` / `import click` (x)"] = statistics.median(times[name]) / click
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--entries", type=int, default=20_000)
@@ -286,6 +322,7 @@ def main() -> None:
         f" (load average {os.getloadavg()[0]:.1f})"
     )
     figures = speed(corpus, work / f"cache-{shape}", asked, args.runs)
+    figures.update(write_speed(max(args.runs, 12)))
     for name, value in figures.items():
         print(f"  {name:45} {value:10.2f}")
     print(f"  load average at the end: {os.getloadavg()[0]:.1f}")

@@ -1,4 +1,8 @@
-"""``Memory``: the Python API over one memory tree. The CLI is a thin layer over this."""
+"""``Memory``: the Python API over one memory tree. The CLI is a thin layer over this.
+
+It writes through the store, and reads through the search index with a read side it composes
+(``search/facade.py``), made the first time it is asked: a write loads nothing of search/
+but what it uses (issue 35)."""
 
 from __future__ import annotations
 
@@ -7,27 +11,27 @@ import functools
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .errors import CATEGORY, SEARCH_IDS, SUPERSEDES, WHY, InvalidInput, NotFound
-from .search.facade import SearchFacade
-from .search.notices import Written, after_decision, before_learning
-from .store import inputs, storage, tree
+from .errors import CATEGORY, SEARCH_IDS, SUPERSEDES, WHY, NotFound
+from .store import inputs, tree
 from .store.dates import days_before, moment_of
 from .store.format import DECISIONS, LEARNINGS
 from .store.intake import Intake
 from .store.journal import Journal
 from .store.markup import slugify
-from .store.model import Entry, HotContext
-from .store.notes import note_path, render_note
-from .store.records import record_ids
+from .store.model import Entry, HotContext, Written
+from .store.notes import note_path, render_note, write_note
 from .store.session import checkpoints, hot, live
 from .store.session.checkpoints import THRESHOLD, Checkpointed
 from .store.session.live import SessionStart
 from .store.session.summaries import SUMMARIZER_TIMEOUT
 
+if TYPE_CHECKING:
+    from .search.facade import SearchFacade
 
-class Memory(SearchFacade):
+
+class Memory:
     """A memory tree rooted at ``root`` (``./memory`` by convention).
 
     Writes take ``at=`` (a datetime, date or ISO-8601 string) to backfill history; without
@@ -53,8 +57,7 @@ class Memory(SearchFacade):
         self.root = Path(root)
         # the search index cache (default: $MEMSITE_CACHE, else .memsite/ beside the tree)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
-        self._search_index: Any = None
-        self._chains: Any = None
+        self._reading: SearchFacade | None = None  # the read side, made on first use
         self.author = author if author is not None else os.environ.get("MEMSITE_AUTHOR") or None
         self.allow_secrets = allow_secrets
         self.allow_future = allow_future
@@ -102,18 +105,97 @@ class Memory(SearchFacade):
     def live_sessions(self) -> list[tuple[str, HotContext]]:
         """Every live session of the tree with its file: ``hot/context.json``, then those of
         Claude Code sessions running beside the first (``hot/sessions/``)."""
-        found = []
-        for rel in hot.live_files(self.root):
-            with hot.using(rel):
-                context = hot.load(self.root)
-            if context is not None:
-                found.append((rel, context))
-        return found
+        return hot.live_contexts(self.root)
 
     def latest_decisions(self, limit: int = 5) -> list[Entry]:
         """The newest decisions (reads ``cold/decisions.md`` only, so it stays cheap)."""
         parsed, _ = tree.read_file(self.root, DECISIONS)
         return sorted(parsed.entries, key=lambda e: (e.date, e.line), reverse=True)[:limit]
+
+    # -- searching: the read side (``search/facade.py``), made on first use ------------
+
+    @property
+    def _reader(self) -> SearchFacade:
+        if self._reading is None:
+            from .search.facade import SearchFacade
+
+            self._reading = SearchFacade(self.root, self.cache_dir, self._notice, self.on_progress)
+        return self._reading
+
+    def close(self) -> None:
+        """Close the search index's open files (also done when the object is collected)."""
+        if self._reading is not None:
+            self._reading.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def index(self, rebuild: bool = False) -> Any:
+        """Bring the search index up to date (only changed files are re-read); a ``Refresh``."""
+        return self._reader.index(rebuild)
+
+    def search(
+        self, query: str, limit: int = 10, kind: str | None = None, tier: str | None = None,
+        category: str | None = None, tag: str | None = None, since: str | dt.date | None = None,
+        until: str | dt.date | None = None, lexical: bool = False, current: bool = False,
+    ) -> list[Any]:  # fmt: skip
+        """The best ``limit`` hits (``memsite.search.ranking.Hit``) for a natural-language query.
+
+        Every decision and learning hit carries ``status`` (``current`` or ``superseded``) and,
+        when superseded, ``superseded_by`` (the newest entry of its chain); among near-tied
+        scores current entries rank first, and ``current=True`` leaves superseded ones out.
+
+        Quoted phrases must occur; ``kind:``, ``tier:``, ``category:``, ``tag:``, ``date:``,
+        ``since:``, ``until:`` and ``path:`` in the query filter like the keyword arguments.
+        With the ``semantic`` extra installed the ranking also weighs meaning (issue 6);
+        ``lexical=True`` ranks by words alone.
+        """
+        filters = dict(kind=kind, tier=tier, category=category, tag=tag, since=since, until=until)
+        return self._reader.search(query, limit, lexical, current, **filters)
+
+    def recall(self, prompt: str, budget: int = 1500, limit: int = 8, lexical: bool = False) -> Any:
+        """The memory most relevant to ``prompt`` that fits ``budget`` tokens (``Recalled``:
+        ``.markdown`` is the block to inject, ``.hits`` what it holds)."""
+        return self._reader.recall(prompt, budget, limit, lexical)
+
+    def prime(
+        self, task: str | None = None, budget: int = 40000, lexical: bool = False, *,
+        after_compact: bool = False, use_index: bool = True,
+    ) -> Any:  # fmt: skip
+        """The session-start payload (``Primed``): persona, hot context (with its latest
+        checkpoint, which leads ``after_compact``), relevant decisions and learnings, recent
+        activity, each capped by its share of ``budget`` tokens."""
+        return self._reader.prime(task, budget, lexical, after_compact, use_index)
+
+    def why(self, path: str, budget: int = 1500) -> Any:
+        """The memory about a path of the code (``Why``, issue 14): the decisions and
+        learnings whose paths govern it (current first, the most specific first), then the
+        entries that mention it, within ``budget`` tokens. ``path`` is relative to the
+        repository root (or absolute inside it)."""
+        return self._reader.why(path, budget)
+
+    def before_edit(self, path: str, budget: int = 1500) -> Any:
+        """``why`` for a file an agent is about to edit, when a current decision or learning
+        governs it and the live session was not given it yet (then noted there); else None.
+        Runs on every edit: the cheap checks come first, the search index is opened only for
+        a governed file."""
+        return self._reader.before_edit(path, budget)
+
+    def budget(self, window: int = 200_000, task: str | None = None) -> Any:
+        """The context budget table (``Budget``) of a ``window``-token context: each tier's
+        share and the tokens it would take now, with a warning per tier over its share."""
+        return self._reader.budget(window, task)
+
+    def related(self, entry_id: str, limit: int = 5, lexical: bool = False) -> list[Any]:
+        """The decisions, learnings and notes most like one entry (Whoosh more-like-this)."""
+        return self._reader.related(entry_id, limit, lexical)
+
+    def evaluate(self, queries: str | os.PathLike[str], k: int = 5, lexical: bool = False) -> Any:
+        """Recall@k and MRR@10 of this memory's search over a labelled JSON-lines file."""
+        return self._reader.evaluate(queries, k, lexical)
 
     # -- sessions --------------------------------------------------------------------
 
@@ -162,20 +244,12 @@ class Memory(SearchFacade):
         return live.progress(self._journal, step, files, now)
 
     def checkpoint(
-        self,
-        trigger: str = "manual",
-        summary: str | None = None,
-        *,
-        summarizer: str | None = None,
-        timeout: float = SUMMARIZER_TIMEOUT,
-        used: int | None = None,
-        window: int | None = None,
-        threshold: float = THRESHOLD,
-        tokens_before: int | None = None,
-        tokens_after: int | None = None,
-        completes: bool = False,
-        at: object = None,
-    ) -> Checkpointed:
+        self, trigger: str = "manual", summary: str | None = None, *,
+        summarizer: str | None = None, timeout: float = SUMMARIZER_TIMEOUT,
+        used: int | None = None, window: int | None = None, threshold: float = THRESHOLD,
+        tokens_before: int | None = None, tokens_after: int | None = None,
+        completes: bool = False, at: object = None,
+    ) -> Checkpointed:  # fmt: skip
         """Record a checkpoint of the live session in the day's warm log (issue 11). Its
         summary is ``summary``, else what the ``summarizer`` command prints for the session's
         material, else one memsite extracts. With ``used`` and ``window`` nothing is written
@@ -183,11 +257,7 @@ class Memory(SearchFacade):
         gauge = None if used is None else checkpoints.fullness(used, window or 0, threshold)
         text = self._intake.text(summary, "summary")
         clean = functools.partial(self._intake.text, name="summary")
-        how = (
-            checkpoints.given(text)
-            if text
-            else checkpoints.summarizer(summarizer, timeout, clean, self._notice)
-        )
+        how = checkpoints.summary_of(text, summarizer, timeout, clean, self._notice)
         now = self._when(at)
         tree.check_root(self.root)
         return checkpoints.take(
@@ -216,20 +286,11 @@ class Memory(SearchFacade):
     # -- entries ---------------------------------------------------------------------
 
     def decide(
-        self,
-        title: str,
-        why: str,
-        risk: str | None = None,
-        supersedes: str | None = None,
-        tags: Iterable[str] = (),
-        *,
-        body: str | None = None,
-        at: object = None,
-        author: str | None = None,
-        paths: Iterable[str] = (),
-        commit: str | None = None,
+        self, title: str, why: str, risk: str | None = None, supersedes: str | None = None,
+        tags: Iterable[str] = (), *, body: str | None = None, at: object = None,
+        author: str | None = None, paths: Iterable[str] = (), commit: str | None = None,
         paths_from_session: bool = False,
-    ) -> Written:
+    ) -> Written:  # fmt: skip
         """Append a decision to ``cold/decisions.md``; returns its id, whose
         ``may_supersede`` names the current decisions it may replace (issue 27). ``paths``
         (files, folders, globs relative to the repository root) and ``commit`` name the code it
@@ -243,22 +304,15 @@ class Memory(SearchFacade):
         touched = live.files_since_decision(self.root, self._notice) if paths_from_session else []
         code = self._intake.code(self.root, paths, commit, touched)
         made = self._write_cold(DECISIONS, "decision", title, fields, tags, body, at, author, code)
+        from .search.notices import after_decision  # pure Python: no index, no model
+
         return after_decision(self.root, made, title, fields, self._notice)
 
     def learn(
-        self,
-        title: str,
-        category: str,
-        why: str | None = None,
-        tags: Iterable[str] = (),
-        *,
-        supersedes: str | None = None,
-        body: str | None = None,
-        at: object = None,
-        author: str | None = None,
-        paths: Iterable[str] = (),
-        commit: str | None = None,
-    ) -> Written:
+        self, title: str, category: str, why: str | None = None, tags: Iterable[str] = (), *,
+        supersedes: str | None = None, body: str | None = None, at: object = None,
+        author: str | None = None, paths: Iterable[str] = (), commit: str | None = None,
+    ) -> Written:  # fmt: skip
         """Append a learning to ``cold/learnings.md``; returns its id, whose ``repeats`` names
         the learning it repeats, also recorded as its ``Repeats`` (issue 27). ``supersedes``
         names an earlier learning this one corrects (it must exist); ``paths`` and ``commit``
@@ -269,32 +323,22 @@ class Memory(SearchFacade):
         if supersedes is not None:
             fields["supersedes"] = self._intake.line(supersedes, SUPERSEDES)
         code = self._intake.code(self.root, paths, commit)
+        from .search.notices import before_learning  # pure Python: no index, no model
+
         repeats = before_learning(self.root, title, fields, tags, self._notice)
         made = self._write_cold(LEARNINGS, "learning", title, fields, tags, body, at, author, code)
         return Written(made, repeats=repeats)
 
     def log(
-        self,
-        action: str,
-        details: Mapping[str, str] | None = None,
-        result: str | None = None,
-        *,
-        body: str | None = None,
-        at: object = None,
-        author: str | None = None,
-        paths: Iterable[str] = (),
-        commit: str | None = None,
-        cut: bool = False,
-    ) -> str:
+        self, action: str, details: Mapping[str, str] | None = None, result: str | None = None,
+        *, body: str | None = None, at: object = None, author: str | None = None,
+        paths: Iterable[str] = (), commit: str | None = None, cut: bool = False,
+    ) -> str:  # fmt: skip
         """Append an activity to the day's warm log; returns its id (``paths`` and ``commit``
         as for ``decide``). ``cut``: a detail over the one-line limit is cut (after it is
         redacted) instead of refused, for text from outside such as a harness's command."""
         action = self._intake.line(action, "action")
-        value = self._intake.cut_line if cut else self._intake.line
-        clean = {
-            self._intake.detail_key(k): value(v, f"detail {k!r}") if str(v).strip() else ""
-            for k, v in (details or {}).items()
-        }
+        clean = self._intake.details(details, cut)
         result = self._intake.text(result, "result")
         body = self._intake.text(body, "body")
         now = self._when(at)
@@ -313,12 +357,7 @@ class Memory(SearchFacade):
         text = render_note(title, self._when(at).date(), body, self._author(author))
         rel = note_path(title)
         tree.check_root(self.root)
-        try:
-            storage.create(self.root, self.root / rel, text)
-        except FileExistsError:
-            raise InvalidInput(
-                f"{self.root / rel} already exists; give the note another title, or edit it"
-            ) from None
+        write_note(self.root, rel, text)
         return rel
 
     # -- maintenance -----------------------------------------------------------------
@@ -357,17 +396,9 @@ class Memory(SearchFacade):
         return self._intake.line(name, "author") if name else name
 
     def _write_cold(
-        self,
-        rel: str,
-        kind: str,
-        title: str,
-        fields: dict[str, str],
-        tags: Iterable[str],
-        body: str | None,
-        at: object,
-        author: str | None,
-        code: dict[str, str],
-    ) -> str:
+        self, rel: str, kind: str, title: str, fields: dict[str, str], tags: Iterable[str],
+        body: str | None, at: object, author: str | None, code: dict[str, str],
+    ) -> str:  # fmt: skip
         title = self._intake.line(title, "title")
         tag_list = [self._intake.tag(t) for t in tags]
         if tag_list:
@@ -379,7 +410,4 @@ class Memory(SearchFacade):
         body = self._intake.text(body, "body")
         now = self._when(at)
         tree.check_root(self.root)
-        # a decision may replace a decision record of the [records] folders (issue 26)
-        wanted = kind == "decision" and "supersedes" in fields
-        records = record_ids(self.root) if wanted else frozenset()
-        return journal.write_cold(rel, kind, title, fields, body, now, author, records)
+        return journal.write_cold(rel, kind, title, fields, body, now, author)

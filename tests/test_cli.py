@@ -237,7 +237,10 @@ def test_prune_command(run, root: Path) -> None:
 
 def _commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
     found = []
-    for name, command in sorted(group.commands.items()):
+    context = click.Context(group)
+    for name in group.list_commands(context):  # the top group imports a command's module
+        command = group.get_command(context, name)
+        assert command is not None, f"{prefix}{name} is listed but not found"
         found.append((f"{prefix}{name}", command))
         if isinstance(command, click.Group):
             found += _commands(command, f"{prefix}{name} ")
@@ -397,3 +400,21 @@ def test_session_show_json_fields_are_the_documented_ones(run, root: Path) -> No
     section = section[: section.index("\n### ")]
     for name in fields | {"decided_files", "recalled", "carried"}:
         assert re.search(rf"[`\s]{name}[`,]", section), f"{name} is not in docs/cli.md"
+
+
+def test_the_group_imports_the_module_of_every_command() -> None:
+    """Issue 35: the group imports a command's module only when the command is asked for, by
+    ``app.COMMANDS``; a command a module registers that the table misses would never be found,
+    and one the table sends to the wrong module would not be registered."""
+    import importlib
+    import pkgutil
+
+    import memsite.cli as package
+    from memsite.cli.app import COMMANDS
+
+    for info in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"memsite.cli.{info.name}")
+    assert sorted(cli.commands) == sorted(COMMANDS)
+    for name, module in COMMANDS.items():
+        callback = cli.commands[name].callback
+        assert callback is not None and callback.__module__ == f"memsite.cli.{module}", name

@@ -11,6 +11,7 @@ from whoosh.codec.whoosh3 import W3Codec, W3LeafMatcher
 
 from memsite.search.index import codec as index_codec
 from memsite.search.index.cache import SearchIndex
+from memsite.search.payloads.hits import build_hits
 from memsite.search.query import parse_query
 
 QUESTIONS = [
@@ -23,7 +24,10 @@ QUESTIONS = [
 
 def answers(index: SearchIndex) -> dict[str, list[tuple[str, float]]]:
     return {
-        question: [(hit.id, hit.score) for hit in index.search(parse_query(question), lexical=True)]
+        question: [
+            (hit.id, hit.score)
+            for hit in build_hits(index.search(parse_query(question), lexical=True))
+        ]
         for question in QUESTIONS
     }
 

@@ -202,6 +202,58 @@ def test_a_broken_direction_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     assert wing_offenders("store") == [f"{module} imports memsite.search.index.cache"]
 
 
+# Inside search/, the rooms that find (the index, meaning) sit below the rooms that shape
+# what an agent is handed (payloads) and measure it (evaluation), and hand them plain data
+# (issue 35): the index never decides recall's floor or cuts a passage.
+BELOW = {
+    "memsite.search.index": ("memsite.search.payloads", "memsite.search.evaluation"),
+    "memsite.search.meaning": (
+        "memsite.search.payloads",
+        "memsite.search.evaluation",
+        "memsite.search.index",
+    ),
+}
+
+
+def room_offenders(modules: dict[str, set[str]]) -> list[str]:
+    """``module imports name`` for each import of a room of search/ that reaches up into a
+    room :data:`BELOW` says sits above it, type-only and function-level imports included."""
+    found = []
+    for module, names in sorted(modules.items()):
+        for room, above in BELOW.items():
+            if module != room and not module.startswith(room + "."):
+                continue
+            for name in sorted(names):
+                if any(name == up or name.startswith(up + ".") for up in above):
+                    found.append(f"{module} imports {name}")
+    return found
+
+
+def test_the_index_sits_below_what_an_agent_is_handed() -> None:
+    assert room_offenders(MODULES) == []
+
+
+def test_an_index_reaching_up_again_in_a_scratch_copy_is_caught(tmp_path: Path) -> None:
+    """The rule really looks: a copy of the package whose query-time search imports recall's
+    floor again, inside a function, is reported, and so is a module of meaning that imports
+    the index."""
+    copy = tmp_path / "memsite"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert room_offenders(read_modules(copy)) == []
+    search = copy / "search" / "index" / "search.py"
+    search.write_text(
+        search.read_text("utf-8") + "\n\ndef late():\n    from ..payloads import floor\n", "utf-8"
+    )
+    cosines = copy / "search" / "meaning" / "cosines.py"
+    cosines.write_text(cosines.read_text("utf-8") + "\nfrom ..index import place\n", "utf-8")
+    assert room_offenders(read_modules(copy)) == [
+        "memsite.search.index.search imports memsite.search.payloads",
+        "memsite.search.index.search imports memsite.search.payloads.floor",
+        "memsite.search.meaning.cosines imports memsite.search.index",
+        "memsite.search.meaning.cosines imports memsite.search.index.place",
+    ]
+
+
 def test_no_two_modules_import_each_other() -> None:
     """STYLE.md: no import circle, not even for types (issue 21)."""
     assert import_circles(MODULES) == []
@@ -334,8 +386,24 @@ WRITES = [
 ]
 
 
+# What a write may load of the read side: ``decide`` and ``learn`` notice what the new entry
+# may replace or repeats, in plain Python (issue 27): the notices and which entry holds;
+# nothing else (issue 35), not even the ranking of hits. The read side is
+# search/, the site, the agents' protocols and the commands that read; and no Whoosh or numpy.
+NOTICES = {"memsite.search", "memsite.search.notices", "memsite.search.supersession"}
+READ_SIDE = (
+    "memsite.search",
+    "memsite.site",
+    "memsite.agents",
+    "memsite.cli.recall",
+    "memsite.cli.site",
+    "memsite.cli.agents",
+    "numpy",
+)
+
+
 @pytest.mark.parametrize("args", WRITES, ids=[" ".join(a[:2]) for a in WRITES])
-def test_write_commands_load_no_index_site_or_lock_library(
+def test_write_commands_load_nothing_of_the_read_side(
     tmp_path: Path, args: tuple[str, ...]
 ) -> None:
     root = tmp_path / "memory"
@@ -355,6 +423,13 @@ def test_write_commands_load_no_index_site_or_lock_library(
     assert "memsite.memory" in loaded
     heavy = [m for m in loaded if m.split(".")[0] in HEAVY]
     assert heavy == []
+    allowed = NOTICES if args[0] in ("decide", "learn") else set()
+    read = [
+        m
+        for m in loaded
+        if any(m == side or m.startswith(side + ".") for side in READ_SIDE) and m not in allowed
+    ]
+    assert read == []
 
 
 def test_the_architecture_doc_names_every_module_in_its_wing() -> None:

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from memsite import Memory
 from memsite.cli import cli
-from memsite.search.payloads.listing import clip
+from memsite.search.snippets import clip
 from memsite.store.tree import PERSONA_TEMPLATE, init_tree
 
 REPO = Path(__file__).resolve().parent.parent

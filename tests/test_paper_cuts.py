@@ -7,6 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import click
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -369,7 +370,9 @@ def test_pending_add_and_done_print_one_shape(run) -> None:
 
 @pytest.mark.parametrize("command", ["search", "related"])
 def test_limit_has_help(command: str) -> None:
-    (limit,) = [p for p in cli.commands[command].params if p.name == "limit"]
+    found = cli.get_command(click.Context(cli), command)
+    assert found is not None
+    (limit,) = [p for p in found.params if p.name == "limit"]
     assert limit.help  # type: ignore[attr-defined]
 
 

@@ -7,6 +7,7 @@ write commands stay fast.
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import sys
 from collections.abc import Callable
@@ -29,8 +30,40 @@ class _Usage(click.ClickException):
     exit_code = 2
 
 
+# The module of each command, imported when the command is asked for (issue 35): a write
+# loads the writing commands, not the readers' (llm's CLI loads a plugin the same way).
+_MODULES = {
+    "setup": ("init",),
+    "writing": (
+        "session",
+        "progress",
+        "pending",
+        "log",
+        "decide",
+        "learn",
+        "note",
+        "prune",
+        "check",
+    ),
+    "window": ("checkpoint", "budget"),
+    "recall": ("index", "search", "recall", "prime", "why", "related", "eval"),
+    "site": ("build", "serve"),
+    "agents": ("mcp", "hook"),
+}
+COMMANDS = {name: module for module, names in _MODULES.items() for name in names}
+
+
 class _Group(click.Group):
-    """Turns library errors and OS errors into one line on stderr and exit code 1."""
+    """Turns library errors and OS errors into one line on stderr and exit code 1, and
+    imports a command's module only when the command is asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS and cmd_name not in self.commands:
+            importlib.import_module(f"{__package__}.{COMMANDS[cmd_name]}")
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

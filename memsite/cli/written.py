@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 
-from ..search.notices import Written, overlaps
 from ..store.format import Problem
+from ..store.model import Written
 
 
 def report(written: Written, kind: str, as_json: bool) -> None:
@@ -34,6 +34,8 @@ def report(written: Written, kind: str, as_json: bool) -> None:
 def overlap_warnings(root: Path) -> list[Problem]:
     """``check --overlaps``: one warning per pair of current decisions that govern a common
     path and look like answers to one question (issue 27)."""
+    from ..search.notices import overlaps  # check only: no write loads it
+
     found = []
     for pair in overlaps(root):
         first, second = pair.first, pair.second

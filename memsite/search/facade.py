@@ -1,14 +1,17 @@
-"""The search half of the ``Memory`` facade (issue 3; split from ``memsite/memory.py`` in
-issue 11): thin wrappers over the index, ranking, recall, prime, the budget table and the
-evaluation, each imported inside its method so that writes never load Whoosh."""
+"""The read side of the ``Memory`` facade (issue 3; split from ``memsite/memory.py`` in
+issue 11, composed rather than inherited since issue 35): thin wrappers over the index,
+ranking, recall, prime, the budget table and the evaluation, each imported inside its
+method. ``Memory`` makes one of these the first time it reads through the index, so a
+write never loads this module, nor anything of search/ it does not use."""
 
 from __future__ import annotations
 
 import datetime as dt
 import os
+import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 from ..errors import InvalidInput
 from ..store import inputs, tree
@@ -16,21 +19,26 @@ from ..store.inputs import clean
 
 
 class SearchFacade:
-    """What ``Memory`` reads through the search index; ``Memory`` supplies the attributes."""
+    """What ``Memory`` reads through the search index of the tree at ``root``: the index
+    (kept in ``cache_dir``) and the supersession chains, opened on first use; ``notify``
+    and ``progress`` are ``Memory``'s. Each method is documented on ``Memory``."""
 
-    root: Path
-    cache_dir: Path | None
-    on_progress: Callable[[int, int], None] | None
-    _search_index: Any
-    _chains: Any
-
-    def _notice(self, message: str) -> None:
-        raise NotImplementedError
+    def __init__(
+        self,
+        root: Path,
+        cache_dir: Path | None,
+        notify: Callable[[str], None],
+        progress: Callable[[int, int], None] | None,
+    ) -> None:
+        self.root = root
+        self.cache_dir = cache_dir
+        self._notice = notify
+        self.on_progress = progress
+        self._search_index: Any = None
+        self._chains: Any = None
 
     def _index(self) -> Any:
         if self._search_index is None:
-            import weakref
-
             from .index.cache import SearchIndex
 
             self._search_index = SearchIndex(
@@ -45,44 +53,21 @@ class SearchFacade:
         return self._search_index
 
     def close(self) -> None:
-        """Close the search index's open files (also done when the object is collected)."""
         if self._search_index is not None:
             self._search_index.close()
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def index(self, rebuild: bool = False) -> Any:
-        """Bring the search index up to date (only changed files are re-read); a ``Refresh``."""
         return self._index().refresh(rebuild=rebuild)
 
     def search(
         self,
         query: str,
         limit: int = 10,
-        kind: str | None = None,
-        tier: str | None = None,
-        category: str | None = None,
-        tag: str | None = None,
-        since: str | dt.date | None = None,
-        until: str | dt.date | None = None,
         lexical: bool = False,
         current: bool = False,
+        **filters: Any,
     ) -> list[Any]:
-        """The best ``limit`` hits (``memsite.search.ranking.Hit``) for a natural-language query.
-
-        Every decision and learning hit carries ``status`` (``current`` or ``superseded``) and,
-        when superseded, ``superseded_by`` (the newest entry of its chain); among near-tied
-        scores current entries rank first, and ``current=True`` leaves superseded ones out.
-
-        Quoted phrases must occur; ``kind:``, ``tier:``, ``category:``, ``tag:``, ``date:``,
-        ``since:``, ``until:`` and ``path:`` in the query filter like the keyword arguments.
-        With the ``semantic`` extra installed the ranking also weighs meaning (issue 6);
-        ``lexical=True`` ranks by words alone.
-        """
+        from .payloads.hits import build_hits
         from .query import make_filters, parse_query, require_something
         from .supersession import Chains, settle
 
@@ -90,22 +75,18 @@ class SearchFacade:
         # reaches a tokenizer, where it once passed for a damaged index (issue 22)
         query = clean(query)
         limit = _limit(limit)
-        filters = make_filters(
-            kind=kind, tier=tier, category=category, tag=tag, since=since, until=until
-        )
-        parsed = require_something(parse_query(query), filters, query)
+        narrow = make_filters(**filters)  # kind, tier, category, tag, since, until
+        parsed = require_something(parse_query(query), narrow, query)
         # superseded hits may be dropped: ask for enough that ``limit`` current ones remain
         asked = limit * 2 + 5 if current else limit
         index = self._index()
-        hits = index.search(parsed, asked, filters, lexical=lexical)
+        hits = build_hits(index.search(parsed, asked, narrow, lexical=lexical))
         self._chains = self._chains or Chains(
             self.root, index.folder.parent / f"{index.folder.name}.chains.json"
         )
         return settle(hits, self._chains.current(), limit, current)
 
     def recall(self, prompt: str, budget: int = 1500, limit: int = 8, lexical: bool = False) -> Any:
-        """The memory most relevant to ``prompt`` that fits ``budget`` tokens (``Recalled``:
-        ``.markdown`` is the block to inject, ``.hits`` what it holds)."""
         from .payloads.recall import fit_recall, site_url
         from .payloads.standing import ROOM, with_one_checkpoint
 
@@ -133,17 +114,8 @@ class SearchFacade:
         return fit_recall(hits, budget, site_url(self.root))
 
     def prime(
-        self,
-        task: str | None = None,
-        budget: int = 40000,
-        lexical: bool = False,
-        *,
-        after_compact: bool = False,
-        use_index: bool = True,
+        self, task: str | None, budget: int, lexical: bool, after_compact: bool, use_index: bool
     ) -> Any:
-        """The session-start payload (``Primed``): persona, hot context (with its latest
-        checkpoint, which leads ``after_compact``), relevant decisions and learnings, recent
-        activity, each capped by its share of ``budget`` tokens."""
         from .payloads.priming import prime
 
         task, budget = (clean(task) if task is not None else None), _budget(budget)
@@ -153,10 +125,6 @@ class SearchFacade:
         )
 
     def why(self, path: str, budget: int = 1500) -> Any:
-        """The memory about a path of the code (``Why``, issue 14): the decisions and
-        learnings whose paths govern it (current first, the most specific first), then the
-        entries that mention it, within ``budget`` tokens. ``path`` is relative to the
-        repository root (or absolute inside it)."""
         from .payloads.why import why
 
         budget = _budget(budget)
@@ -164,10 +132,6 @@ class SearchFacade:
         return why(self.root, path, budget, self.search)
 
     def before_edit(self, path: str, budget: int = 1500) -> Any:
-        """``why`` for a file an agent is about to edit, when a current decision or learning
-        governs it and the live session was not given it yet (then noted there); else None.
-        Runs on every edit: the cheap checks come first, the search index is opened only for
-        a governed file."""
         from ..store.session.hot import load, remember_recall
         from .payloads.why import Governance, may_govern, target, why
 
@@ -189,21 +153,17 @@ class SearchFacade:
         return found
 
     def budget(self, window: int = 200_000, task: str | None = None) -> Any:
-        """The context budget table (``Budget``) of a ``window``-token context: each tier's
-        share and the tokens it would take now, with a warning per tier over its share."""
         from .payloads.budget import shares, table
 
         window = inputs.count(window, "window", 1, inputs.MAX_TOKENS)
         given = shares(self.root)  # a broken memsite.toml is refused before the index opens
-        return table(window, given, self.prime(task, budget=inputs.MAX_TOKENS))
+        return table(window, given, self.prime(task, inputs.MAX_TOKENS, False, False, True))
 
     def related(self, entry_id: str, limit: int = 5, lexical: bool = False) -> list[Any]:
-        """The decisions, learnings and notes most like one entry (Whoosh more-like-this)."""
         limit = _limit(limit)
         return self._index().related(clean(entry_id), limit, lexical=lexical)
 
     def evaluate(self, queries: str | os.PathLike[str], k: int = 5, lexical: bool = False) -> Any:
-        """Recall@k and MRR@10 of this memory's search over a labelled JSON-lines file."""
         from .evaluation.tree import evaluate_tree
 
         k = _limit(k, "k")

@@ -17,7 +17,6 @@ docs/benchmarks.md).
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 import re
 from collections import Counter
@@ -25,10 +24,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import SUPERSEDES
 from ..store import code, tree
 from ..store.format import DECISIONS, LEARNINGS
-from ..store.model import Entry, comma_list
+from ..store.model import Entry, Notice, Written, comma_list
 from ..store.records import read_records
 from .supersession import supersession
 
@@ -58,48 +56,6 @@ _STOP_TEXT = """a about above after again all also an and any are as at be becau
     will shall may might must one two"""
 _STOP = frozenset(_STOP_TEXT.split())
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s")
-
-
-@dataclass(frozen=True)
-class Notice:
-    """An entry a new one may replace (or repeats): its id, title, date and ``why`` it was
-    named (``governs services/auth/passwords.py``, ``close topic (0.42)``)."""
-
-    id: str
-    title: str
-    date: dt.date
-    why: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {"id": self.id, "title": self.title, "date": self.date.isoformat(), "why": self.why}
-
-    def line(self) -> str:
-        """The notice as ``memsite decide`` prints it on stderr (``supersedes=`` in MCP)."""
-        return (
-            f"may replace {self.id}: {self.title} ({self.date.isoformat()}); "
-            f"pass {SUPERSEDES.given(self.id)} if it does"
-        )
-
-    def repeated(self) -> str:
-        """The line that says a new learning repeats this one."""
-        return f"repeats {self.id}: {self.title} ({self.date.isoformat()})"
-
-
-class Written(str):
-    """The id of an entry just written (a ``str``, as ``decide`` and ``learn`` always
-    returned), carrying what the write noticed: ``may_supersede`` for a decision, ``repeats``
-    for a learning."""
-
-    may_supersede: tuple[Notice, ...]
-    repeats: Notice | None
-
-    def __new__(
-        cls, entry_id: str, may_supersede: Iterable[Notice] = (), repeats: Notice | None = None
-    ) -> Written:
-        made = super().__new__(cls, entry_id)
-        made.may_supersede = tuple(may_supersede)
-        made.repeats = repeats
-        return made
 
 
 def stem(word: str) -> str:

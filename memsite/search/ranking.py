@@ -11,11 +11,15 @@ so another signal (embedding similarities, issue 6) is one more ``Signal``.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
-from .chunks import Chunk
+from ..store.model import Successor
+
+if TYPE_CHECKING:  # a value type of its annotations only: decide and learn load no chunker
+    from .chunks import Chunk
 
 RECORD_WEIGHT = 0.5  # a record's score counts half as much as its section's own
 SPAN_CHARS = 2_000  # a hit's span of consecutive sections stays within this many characters
@@ -23,18 +27,6 @@ LEAD_CHARS = 4_000  # ...except the first hit's, which reads on into its record 
 TOP_HITS = 5  # the hits a reader sees first: their text together is bounded by TOP_CHARS
 TOP_CHARS = 4_800  # the top hits' text together never exceeds this (``passages.fit``)
 NEAR_TIE = 0.05  # hits within 5% of the top score of each other count as tied: newest first
-
-
-@dataclass(frozen=True)
-class Successor:
-    """The entry that now holds in place of a superseded one."""
-
-    id: str
-    title: str
-    date: dt.date
-
-    def to_dict(self) -> dict[str, str]:
-        return {"id": self.id, "title": self.title, "date": self.date.isoformat()}
 
 
 @dataclass(frozen=True)
@@ -220,6 +212,30 @@ def _read_on(
         best = max(fits, key=lambda i: (scores.get(sections[i].id, 0.0), -i))
         hit.low, hit.high = min(hit.low, best), max(hit.high, best)
         hit.chars = ends[hit.high + 1] - ends[hit.low]
+
+
+@dataclass(frozen=True)
+class Found:
+    """What the index found for a query, before anything is cut or measured for an agent
+    (``payloads/hits.py`` makes the hits of it): the spans best first, each with its snippet,
+    and the plain figures that cutting them and recall's floor need.
+
+    ``scores`` are the sections' fused scores, ``words`` their raw BM25F for the query's
+    words; None when a filter alone was asked (spans newest first, nothing ranked). ``terms``
+    are the query's words as the index analyses them, ``frequencies`` how many of the
+    index's ``documents`` hold each, ``analyze`` a text's words as the index analyses them,
+    and ``apart`` how much closer the query is to the memory than to everyday requests
+    (ranked with meaning; else None)."""
+
+    spans: tuple[Span, ...]
+    snippets: tuple[str, ...]
+    scores: Mapping[str, float] | None = None
+    words: Mapping[str, float] = field(default_factory=dict)
+    terms: tuple[str, ...] = ()
+    frequencies: Mapping[str, int] = field(default_factory=dict)
+    documents: int = 0
+    analyze: Callable[[str], set[str]] = lambda text: set()
+    apart: float | None = None
 
 
 @dataclass(frozen=True)

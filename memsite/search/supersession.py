@@ -16,7 +16,6 @@ import dataclasses
 import datetime as dt
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,12 +23,12 @@ from typing import TYPE_CHECKING
 
 from ..store import tree
 from ..store.format import DECISIONS, LEARNINGS
-from ..store.model import Entry
+from ..store.model import Entry, Successor
 from ..store.records import ids_of, read_records, record_stats
-from .ranking import NEAR_TIE, Hit, Successor, record_hit
 
 if TYPE_CHECKING:
     from .chunks import Chunk
+    from .ranking import Hit
 
 # Entry kinds that can supersede one of their own kind.
 SUPERSEDABLE = ("decision", "learning")
@@ -178,6 +177,8 @@ class Chains:
         # a cache beside the index, outside the tree: best effort, replaced atomically
         with contextlib.suppress(OSError):
             self.cache.parent.mkdir(parents=True, exist_ok=True)
+            import tempfile  # a search's: decide and learn never keep the chains
+
             fd, tmp = tempfile.mkstemp(prefix=f".{self.cache.name}.", dir=self.cache.parent)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -212,6 +213,7 @@ class Chains:
 def settle(hits: Sequence[Hit], known: Supersession, limit: int, current: bool) -> list[Hit]:
     """The best ``limit`` hits, each with its status; among near-tied scores current entries
     first, and with ``current`` no superseded entry at all."""
+    from .ranking import NEAR_TIE  # ranking loads with the hits, never for decide or learn
 
     settled = current_first_among_ties(annotate(hits, known), NEAR_TIE)
     if current:
@@ -257,6 +259,7 @@ def with_successors(
     it is given, so it reads what holds first). ``fetch`` reads the sections of the records
     asked (``{record: path}``) from the index, which every recall has open; without it the
     cold files are chunked (issue 24: that took 0.34 s of each recall at a year)."""
+    from .ranking import record_hit
 
     def key(hit: Hit) -> str:
         return hit.record or hit.id

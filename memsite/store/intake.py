@@ -3,7 +3,7 @@ redacted, each redaction reported through ``notice``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +62,15 @@ class Intake:
         key = inputs.detail_key(value)
         clean = self.redact(key, "detail key")
         return clean if clean == key else clean.replace(":", "")
+
+    def details(self, details: Mapping[str, str] | None, cut: bool = False) -> dict[str, str]:
+        """An activity's details: each key and value checked and redacted, empty values kept;
+        ``cut``: a value over the one-line limit is cut (see :meth:`cut_line`), not refused."""
+        value = self.cut_line if cut else self.line
+        return {
+            self.detail_key(k): value(v, f"detail {k!r}") if str(v).strip() else ""
+            for k, v in (details or {}).items()
+        }
 
     def code(
         self, root: Path, paths: Iterable[str], commit: str | None, touched: Iterable[str] = ()

@@ -47,12 +47,17 @@ class Journal:
         body: str,
         now: dt.datetime,
         author: str | None,
-        records: frozenset[str] = frozenset(),
     ) -> str:
         """Append a decision or learning to ``rel`` and its pointer to the day log (both or
-        neither), then list a decision in the live session; returns its id. ``records``: the
-        ids of decision records a ``supersedes`` may name besides the entries of ``rel``."""
+        neither), then list a decision in the live session; returns its id. A decision's
+        ``supersedes`` may name a decision record of the ``[records]`` folders (issue 26)
+        besides the entries of ``rel``."""
         supersedes = fields.get("supersedes")
+        records: frozenset[str] = frozenset()
+        if kind == "decision" and supersedes is not None:
+            from .records import record_ids  # the records' parsers: only then (issue 35)
+
+            records = record_ids(self.root)
         written: dict[str, str] = {}
         base = f"{now.date().isoformat()}-{slugify(title)}"
         beside = self._ids_beside(rel, now.date(), base)

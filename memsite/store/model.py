@@ -1,9 +1,13 @@
-"""The domain values: an entry of memory and the live session (hot context)."""
+"""The domain values: an entry of memory, the live session (hot context), and what writing
+an entry returns (its id, with what the write noticed: issue 27)."""
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+from ..errors import SUPERSEDES
 
 KINDS = ("decision", "learning", "activity", "note")
 TIERS = ("hot", "warm", "cold")
@@ -191,3 +195,57 @@ def _sources(value: object) -> dict[str, str]:
 def _count(value: object) -> int:
     """A non-negative whole number from the context, 0 when it is missing or not one."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+@dataclass(frozen=True)
+class Notice:
+    """An entry a new one may replace (or repeats): its id, title, date and ``why`` it was
+    named (``governs services/auth/passwords.py``, ``close topic (0.42)``)."""
+
+    id: str
+    title: str
+    date: dt.date
+    why: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"id": self.id, "title": self.title, "date": self.date.isoformat(), "why": self.why}
+
+    def line(self) -> str:
+        """The notice as ``memsite decide`` prints it on stderr (``supersedes=`` in MCP)."""
+        return (
+            f"may replace {self.id}: {self.title} ({self.date.isoformat()}); "
+            f"pass {SUPERSEDES.given(self.id)} if it does"
+        )
+
+    def repeated(self) -> str:
+        """The line that says a new learning repeats this one."""
+        return f"repeats {self.id}: {self.title} ({self.date.isoformat()})"
+
+
+class Written(str):
+    """The id of an entry just written (a ``str``, as ``decide`` and ``learn`` always
+    returned), carrying what the write noticed: ``may_supersede`` for a decision, ``repeats``
+    for a learning."""
+
+    may_supersede: tuple[Notice, ...]
+    repeats: Notice | None
+
+    def __new__(
+        cls, entry_id: str, may_supersede: Iterable[Notice] = (), repeats: Notice | None = None
+    ) -> Written:
+        made = super().__new__(cls, entry_id)
+        made.may_supersede = tuple(may_supersede)
+        made.repeats = repeats
+        return made
+
+
+@dataclass(frozen=True)
+class Successor:
+    """The entry that now holds in place of a superseded one."""
+
+    id: str
+    title: str
+    date: dt.date
+
+    def to_dict(self) -> dict[str, str]:
+        return {"id": self.id, "title": self.title, "date": self.date.isoformat()}

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from ..errors import InvalidInput
-from . import markup
+from . import markup, storage
 from .dates import parse_date
 
 NOTES = "notes"
@@ -71,6 +71,16 @@ def render_note(title: str, day: dt.date, body: str = "", author: str | None = N
     if body:
         out += ["", body]
     return "\n".join(out) + "\n"
+
+
+def write_note(root: Path, rel: str, text: str) -> None:
+    """Create the note ``rel`` of the tree at ``root``, never over an existing file."""
+    try:
+        storage.create(root, root / rel, text)
+    except FileExistsError:
+        raise InvalidInput(
+            f"{root / rel} already exists; give the note another title, or edit it"
+        ) from None
 
 
 def note_path(title: str) -> str:

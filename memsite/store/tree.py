@@ -11,7 +11,6 @@ from pathlib import Path
 from ..errors import BadValue, NotFound, UnsafePath
 from . import storage
 from .format import DECISIONS, LEARNINGS, PERSONA, Parsed, Problem, parse_entries
-from .records import ids_of, read_records
 
 CONTEXT = "hot/context.json"
 GITIGNORE = """\
@@ -285,6 +284,9 @@ def read_tree(root: Path) -> TreeRead:
         result.parsed.problems.extend(parsed.problems)
         if text is not None:
             result.texts[rel] = text
+    # the records' parsers load only when the tree is read whole, never for a write (issue 35)
+    from .records import ids_of, read_records
+
     cold = [e for e in result.parsed.entries if e.path in (DECISIONS, LEARNINGS)]
     found = read_records(root, ids_of(cold))  # a record never takes a decision's id
     result.parsed.entries.extend(found.entries)

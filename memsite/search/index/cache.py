@@ -39,7 +39,7 @@ from .. import meaning
 from ..chunks import CHUNK_VERSION, Chunk, chunk_file
 from ..query import Filters
 from ..query import Query as Parsed
-from ..ranking import Hit
+from ..ranking import Found, Hit
 from . import codec, related, search
 from .damage import is_damage, quiet_leaks
 from .documents import SCHEMA, file_documents, records_chunks, replace_documents
@@ -341,9 +341,10 @@ class SearchIndex:
         limit: int = 10,
         filters: Filters | None = None,
         lexical: bool = False,
-    ) -> list[Hit]:
+    ) -> Found:
         """The best ``limit`` spans for a parsed query (hybrid when the semantic extra is
-        installed, unless ``lexical``)."""
+        installed, unless ``lexical``): what the index found, which
+        ``payloads.hits.build_hits`` makes hits of."""
         filters = query.filters.merge(filters or Filters())
         vectors = None if lexical else self._vectors
         return self._with_index(

@@ -21,8 +21,9 @@ from ...store.model import Entry
 from .. import meaning
 from ..chunks import Chunk, chunk_file
 from ..ranking import Hit, Span, span_hit
+from ..snippets import plain
 from .documents import record_documents, stored_chunk
-from .search import RECORD_POOL, Vectors, plain
+from .search import RECORD_POOL, Vectors
 
 KINDS = ("decision", "learning", "note")  # what a related link names
 RELATED_INDEX = "related"  # the cache folder of the index of those records only

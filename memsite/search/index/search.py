@@ -1,14 +1,16 @@
 """Query-time search over the Whoosh index: a parsed query and its filters become one Whoosh
 query run against section and record documents, the closest sections in meaning join the
 candidates, and :mod:`memsite.search.ranking` fuses the scores and merges spans.
+
+What it returns is what was found (:class:`~memsite.search.ranking.Found`: the spans, their
+snippets and plain figures); what an agent is handed is made of it above the index
+(``payloads/hits.py``: the top spans cut to passages, recall's floor measured).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -26,21 +28,10 @@ from whoosh.query import (
 )
 
 from .. import meaning
-from ..payloads import floor, passages
-from ..payloads.listing import clip
 from ..query import Filters
 from ..query import Query as Parsed
-from ..ranking import (
-    LEAD_CHARS,
-    TOP_CHARS,
-    TOP_HITS,
-    Hit,
-    Signal,
-    Span,
-    assemble_spans,
-    fuse_scores,
-    span_hit,
-)
+from ..ranking import Found, Signal, Span, assemble_spans, fuse_scores
+from ..snippets import SNIPPET_CHARS, clip, flat, plain
 from . import postings
 from .documents import ANALYZER, FIELDS, attrs, record_documents, stored_chunk, term_documents
 
@@ -62,24 +53,25 @@ def search(  # type: ignore[no-untyped-def]
     filters: Filters,
     limit: int,
     vectors: Vectors | None = None,
-) -> list[Hit]:
+) -> Found:
     """The best ``limit`` spans for a parsed query, fused with its meaning when ``vectors``
     (None: lexical only) gives the sections' and records' vectors."""
     wanted = _query(query, searcher.reader())
     narrow = _filter_query(filters)
     if wanted is None:
         if narrow is None:
-            return []
+            return Found((), ())
         results = searcher.search(
             And([Term("roles", "section"), narrow]),
             limit=limit,
             sortedby="date",
             reverse=True,
         )
-        return [
-            span_hit(Span((chunk,), chunk, 0.0), plain(chunk.body))
-            for chunk in (stored_chunk(hit.fields()) for hit in results)
-        ]
+        chunks = [stored_chunk(hit.fields()) for hit in results]
+        return Found(
+            tuple(Span((chunk,), chunk, 0.0) for chunk in chunks),
+            tuple(plain(chunk.body) for chunk in chunks),
+        )
     # One query serves both levels: section documents give section scores, record
     # documents record scores (a one-chunk record's document gives both).
     # a caller asking for more hits than the pool gets a pool that large
@@ -125,48 +117,23 @@ def search(  # type: ignore[no-untyped-def]
         limit,
     )
     terms = _terms(" ".join([query.words, *query.phrases]))
-    weigh = _weigher(searcher, terms)
-    spans = passages.fit(spans, weigh, scores, TOP_HITS, TOP_CHARS, LEAD_CHARS)
-    hits = [span_hit(span, _snippet(span.seed.body, terms)) for span in spans]
-    # recall's floor (issue 24): how large the index is, and what it holds of the query
-    documents = searcher.doc_count_all()
-    frequencies = {term: searcher.doc_frequency("body", term) for term in terms}
-    measured = floor.measure(documents, frequencies, (h.text for h in hits), _words)
-    apart = None if meaning is None else _apart(meaning)
-    return [
-        dataclasses.replace(
-            hit,
-            words=section_scores.get(span.seed.id, 0.0),
-            documents=documents,
-            terms=measured.terms,
-            asked=measured.asked,
-            rarest=measured.rarest,
-            covered=measured.covered,
-            second=measured.second,
-            apart=apart,
-        )
-        for span, hit in zip(spans, hits, strict=True)
-    ]
+    return Found(
+        spans=tuple(spans),
+        snippets=tuple(_snippet(span.seed.body, terms) for span in spans),
+        scores=scores,
+        words=section_scores,
+        terms=tuple(terms),
+        # recall's floor (issue 24): how large the index is, and what it holds of the query
+        frequencies={term: searcher.doc_frequency("body", term) for term in terms},
+        documents=searcher.doc_count_all(),
+        analyze=_words,
+        apart=None if meaning is None else _apart(meaning),
+    )
 
 
 def _words(text: str) -> set[str]:
     """The words of ``text`` as the index analyses them."""
     return {token.text for token in ANALYZER(text)}
-
-
-def _weigher(searcher, terms: list[str]) -> Callable[[str], float]:  # type: ignore[no-untyped-def]
-    """What a passage holds of the query: the idf of each query word in it, as a share of
-    all the query words' (0 to 1). The idf is looked up only if a passage is weighed."""
-    idf: dict[str, float] = {}
-
-    def weigh(text: str) -> float:
-        if not idf:
-            idf.update({term: searcher.idf("body", term) for term in terms})
-        held = {token.text for token in ANALYZER(text)}
-        total = sum(idf.values())
-        return sum(v for term, v in idf.items() if term in held) / total if total else 0.0
-
-    return weigh
 
 
 def _candidates(
@@ -374,24 +341,12 @@ class _Bold(highlight.Formatter):
         return clip(fragment.text, fragment.startchar, fragment.endchar, marks)
 
 
-SNIPPET_CHARS = 160
-
-
-_BULLET = re.compile(r"^\s*[-*+]\s+", re.MULTILINE)
-
-
 def _snippet(text: str, terms: list[str]) -> str:
     """Up to two fragments of ``text`` around query words, the words in ``**bold**``."""
-    flat = " ".join(_BULLET.sub("", text).split())
+    one_line = flat(text)
     if terms:
         fragmenter = highlight.ContextFragmenter(maxchars=SNIPPET_CHARS, surround=50)
-        found = highlight.highlight(flat, terms, ANALYZER, fragmenter, _Bold(), top=2)
+        found = highlight.highlight(one_line, terms, ANALYZER, fragmenter, _Bold(), top=2)
         if found:
             return found
-    return plain(flat)
-
-
-def plain(text: str) -> str:
-    """``text`` on one line without bullets, cut at a word to :data:`SNIPPET_CHARS`."""
-    flat = " ".join(_BULLET.sub("", text).split())
-    return flat if len(flat) <= SNIPPET_CHARS else clip(flat, 0, SNIPPET_CHARS) + " …"
+    return plain(one_line)

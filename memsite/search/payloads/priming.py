@@ -47,8 +47,8 @@ def prime(
         context = None
     latest = checkpoints.latest(root, context) if context else None
     topic = (task or (context.task if context else "")).strip()
-    decisions = search(topic, 10, "decision", lexical=lexical) if topic and use_index else []
-    learnings = search(topic, 10, "learning", lexical=lexical) if topic and use_index else []
+    decisions = search(topic, 10, kind="decision", lexical=lexical) if topic and use_index else []
+    learnings = search(topic, 10, kind="learning", lexical=lexical) if topic and use_index else []
     if not use_index:
         decisions, learnings = newest(root, DECISIONS, 10), newest(root, LEARNINGS, 10)
     elif not topic:

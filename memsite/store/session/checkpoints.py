@@ -309,6 +309,18 @@ def summarizer(
     return summarize
 
 
+def summary_of(
+    summary: str,
+    command: str | None,
+    timeout: float,
+    clean: Callable[[str], str],
+    notify: Callable[[str], None],
+) -> Summarize:
+    """A checkpoint's summary: ``summary`` when one was given, else the ``command``'s
+    (:func:`summarizer`)."""
+    return given(summary) if summary else summarizer(command, timeout, clean, notify)
+
+
 def given(summary: str) -> Summarize:
     """A summary the harness or the model wrote (already checked and redacted)."""
     return lambda context, entries: (summary, "")

@@ -64,6 +64,17 @@ def live_files(root: Path) -> list[str]:
     return found
 
 
+def live_contexts(root: Path) -> list[tuple[str, HotContext]]:
+    """Every live session of the tree with its file, in :func:`live_files`' order."""
+    found = []
+    for rel in live_files(root):
+        with using(rel):
+            context = load(root)
+        if context is not None:
+            found.append((rel, context))
+    return found
+
+
 # A live session is a task, a step and a few lists; megabytes of it are damage, not state.
 MAX_CONTEXT = 4 * 1024 * 1024
 

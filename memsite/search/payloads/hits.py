@@ -1,0 +1,56 @@
+"""The hits a search hands over, made of what the index found (issue 35).
+
+The index finds and scores spans and says, as plain figures, what it holds of the query
+(:class:`~memsite.search.ranking.Found`); here the first
+:data:`~memsite.search.ranking.TOP_HITS` spans are cut to their share of
+:data:`~memsite.search.ranking.TOP_CHARS` (:mod:`.passages`) and each hit is given the
+measures of recall's floor (:mod:`.floor`). Pure: no Whoosh, and the index never calls up
+into this room.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+
+from ..ranking import LEAD_CHARS, TOP_CHARS, TOP_HITS, Found, Hit, span_hit
+from . import floor, passages
+
+
+def build_hits(found: Found) -> list[Hit]:
+    """The hits of what the index found, best first: the top spans cut to fit
+    :data:`TOP_CHARS` together, each hit carrying the floor's measures of the query."""
+    if found.scores is None:  # a filter alone: nothing was ranked, nothing is cut
+        return [
+            span_hit(s, snippet) for s, snippet in zip(found.spans, found.snippets, strict=True)
+        ]
+    spans = passages.fit(
+        found.spans, _weigher(found), found.scores, TOP_HITS, TOP_CHARS, LEAD_CHARS
+    )
+    hits = [span_hit(s, snippet) for s, snippet in zip(spans, found.snippets, strict=True)]
+    measured = floor.measure(
+        found.documents, found.frequencies, (h.text for h in hits), found.analyze
+    )
+    shared = {**dataclasses.asdict(measured), "documents": found.documents, "apart": found.apart}
+    return [
+        dataclasses.replace(hit, words=found.words.get(span.seed.id, 0.0), **shared)
+        for span, hit in zip(spans, hits, strict=True)
+    ]
+
+
+def _weigher(found: Found) -> Callable[[str], float]:
+    """What a passage holds of the query: the idf of each query word in it, as a share of
+    all the query words' (0 to 1). The idf is BM25's, as the index's searcher gives it
+    (``log(N / (df + 1)) + 1``), worked out only if a passage is weighed."""
+    idf: dict[str, float] = {}
+
+    def weigh(text: str) -> float:
+        if not idf:
+            n = found.documents
+            idf.update({t: math.log(n / (df + 1)) + 1 for t, df in found.frequencies.items()})
+        held = found.analyze(text)
+        total = sum(idf.values())
+        return sum(v for term, v in idf.items() if term in held) / total if total else 0.0
+
+    return weigh
