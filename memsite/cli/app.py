@@ -46,7 +46,7 @@ _MODULES = {
         "check",
     ),
     "window": ("checkpoint", "budget"),
-    "recall": ("index", "search", "recall", "prime", "why", "related", "eval"),
+    "recall": ("index", "search", "recall", "prime", "why", "get", "related", "eval"),
     "site": ("build", "serve"),
     "agents": ("mcp", "hook"),
 }
