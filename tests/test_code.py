@@ -316,3 +316,20 @@ def test_a_value_that_cannot_be_used_is_a_usage_error(run, args: tuple[str, ...]
     result = run(*args)
     assert result.exit_code == 2, result.output
     assert one_line_error(result).startswith("Error: ")
+
+
+def test_search_governs_filters_to_the_entries_that_govern_a_code_path(sample: Path) -> None:
+    # Issue 39.7: search "path:src/shop/cart.py" found nothing although decisions govern the
+    # file (path: names memory files); governs:PATH uses the matcher why uses, globs included
+    memory = Memory(sample)
+    wanted = "services/auth/store/postgres.py"
+    ids = {h.id for h in memory.search(f"governs:{wanted}", limit=20, lexical=True)}
+    why = memory.why(wanted, budget=4000)
+    governing = {item.hit.record or item.hit.id for item in why.items if item.governs}
+    assert ids and ids == governing
+    assert "2026-11-05-move-the-session-store-from-mongodb-to-postgres" in ids
+    narrowed = memory.search(f"mongodb governs:{wanted}", limit=20, lexical=True)
+    assert narrowed and {h.id for h in narrowed} <= ids
+    globbed = {h.id for h in memory.search("governs:services/auth/store/*.py", lexical=True)}
+    assert "2026-11-05-move-the-session-store-from-mongodb-to-postgres" in globbed
+    assert memory.search("governs:nothing/here.py", lexical=True) == []

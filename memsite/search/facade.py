@@ -6,6 +6,7 @@ write never loads this module, nor anything of search/ it does not use."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import weakref
@@ -77,6 +78,16 @@ class SearchFacade:
         limit = _limit(limit)
         narrow = make_filters(**filters)  # kind, tier, category, tag, since, until
         parsed = require_something(parse_query(query), narrow, query)
+        governs = parsed.filters.governs + narrow.governs
+        if governs:  # code paths: narrowed to the entries that govern them, as why finds them
+            from .payloads.why import governed_ids
+
+            records = tuple(sorted(governed_ids(self.root, governs)))
+            if not records:
+                return []
+            parsed = dataclasses.replace(
+                parsed, filters=dataclasses.replace(parsed.filters, records=records)
+            )
         # superseded hits may be dropped: ask for enough that ``limit`` current ones remain
         asked = limit * 2 + 5 if current else limit
         index = self._index()

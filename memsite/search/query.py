@@ -4,7 +4,9 @@ Queries are natural language by default: an agent passes the user's last message
 ``?``, ``*``, ``'`` and ``-`` are plain punctuation, never query syntax. Two things are syntax:
 ``"quoted phrases"`` (each must occur) and ``field:value`` filters for ``kind``, ``tier``,
 ``category``, ``tag`` (or ``tags``), ``path``, ``date`` (a prefix: ``date:2026-03``),
-``since`` and ``until`` (inclusive dates); a value with spaces is quoted:
+``since`` and ``until`` (inclusive dates), ``governs`` (a code path or glob of the repository:
+the decisions and learnings whose ``Paths`` govern it, as ``why`` finds them); a value with
+spaces is quoted:
 ``category:"web dev"``. Stop words are dropped later, by the index's analyzer.
 """
 
@@ -18,7 +20,8 @@ from ..errors import EmptyQuery, InvalidInput
 from ..store.dates import parse_date
 
 _FILTER = re.compile(
-    r'(?<!\S)(kind|tier|category|tags?|path|date|since|until):(?:"([^"]*)"|(\S+))', re.IGNORECASE
+    r'(?<!\S)(kind|tier|category|tags?|path|date|since|until|governs):(?:"([^"]*)"|(\S+))',
+    re.IGNORECASE,
 )
 _PHRASE = re.compile(r'"([^"]+)"')
 _WORD = re.compile(r"[^\W_]")
@@ -37,6 +40,8 @@ class Filters:
     dates: tuple[str, ...] = ()  # ISO prefixes
     since: dt.date | None = None
     until: dt.date | None = None
+    governs: tuple[str, ...] = ()  # code paths or globs; the search narrows them to ``records``
+    records: tuple[str, ...] | None = None  # only these entries (None: any)
 
     def __bool__(self) -> bool:
         return self != Filters()
@@ -53,6 +58,8 @@ class Filters:
             dates=self.dates + other.dates,
             since=since,
             until=until,
+            governs=self.governs + other.governs,
+            records=self.records if other.records is None else other.records,
         )
 
     def accepts(
@@ -64,6 +71,7 @@ class Filters:
         tags: tuple[str, ...],
         path: str,
         date: dt.date,
+        record: str = "",
     ) -> bool:
         """Whether a chunk with these attributes passes (used on sections fetched by record)."""
         folded = {t.casefold() for t in tags}
@@ -77,6 +85,7 @@ class Filters:
             and (not self.dates or any(iso.startswith(d) for d in self.dates))
             and (self.since is None or date >= self.since)
             and (self.until is None or date <= self.until)
+            and (self.records is None or record in self.records)
         )
 
 
@@ -112,10 +121,13 @@ def parse_query(text: str) -> Query:
             day = _date(value, name)
             since, until = (day, until) if name == "since" else (since, day)
         elif value:
-            key = {"tag": "tags", "date": "dates", "path": "paths"}.get(name, name + "s")
+            key = {"tag": "tags", "date": "dates", "path": "paths", "governs": "governs"}.get(
+                name, name + "s"
+            )
             if name == "category":
                 key = "categories"
-            found.setdefault(key, []).append(value if name == "path" else value.casefold())
+            kept = value if name in ("path", "governs") else value.casefold()
+            found.setdefault(key, []).append(kept)
         return " "
 
     rest = _FILTER.sub(take, text)

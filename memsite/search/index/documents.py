@@ -180,6 +180,7 @@ def attrs(chunk: Chunk) -> dict[str, object]:
         "tags": chunk.tags,
         "path": chunk.path,
         "date": chunk.date,
+        "record": chunk.record,
     }
 
 

@@ -317,6 +317,8 @@ def _filter_query(filters: Filters) -> Query | None:
         if values:
             parts.append(Or([Term(field, value) for value in values]))
     parts += [Term("tags", tag) for tag in filters.tags]
+    if filters.records is not None:  # the entries a governs: filter named (issue 39.7)
+        parts.append(Or([Term("record", record) for record in filters.records]))
     if filters.dates:
         parts.append(Or([Prefix("date", day) for day in filters.dates]))
     if filters.since or filters.until:

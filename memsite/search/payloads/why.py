@@ -132,6 +132,26 @@ def may_govern(root: Path, wanted: str) -> bool:
     return False
 
 
+def governed_ids(root: Path, wanted: Sequence[str]) -> set[str]:
+    """The ids of the decisions and learnings that govern any of ``wanted`` (code paths of the
+    repository, or globs of them): for a path, those ``why`` lists; for a glob, those naming a
+    path it matches (``search governs:PATH``, issue 39.7)."""
+    governance = Governance(root)
+    found: set[str] = set()
+    for raw in wanted:
+        path = target(root, raw)
+        if code.is_glob(path):
+            found |= {
+                entry.id
+                for entry in governance.named
+                if any(code.match(path, p.rstrip("/")) for p in entry.paths)
+                or code.best_match(entry.paths, path) is not None
+            }
+        else:
+            found |= {item.hit.record or item.hit.id for item in governance.items(path)}
+    return found
+
+
 class Governance:
     """The decisions and learnings of one tree that name paths, read once: ``items(path)``
     gives those that govern a path, in ``why``'s order."""
