@@ -22,13 +22,12 @@ from .store.journal import Journal
 from .store.markup import slugify
 from .store.model import Entry, HotContext, Written
 from .store.notes import note_path, render_note, write_note
-from .store.session import checkpoints, hot, live
-from .store.session.checkpoints import THRESHOLD, Checkpointed
+from .store.session import SUMMARIZER_TIMEOUT, THRESHOLD, hot, live
 from .store.session.live import SessionStart
-from .store.session.summaries import SUMMARIZER_TIMEOUT
 
 if TYPE_CHECKING:
     from .search.facade import SearchFacade
+    from .store.session.checkpoints import Checkpoint, Checkpointed
 
 
 class Memory:
@@ -254,6 +253,8 @@ class Memory:
         summary is ``summary``, else what the ``summarizer`` command prints for the session's
         material, else one memsite extracts. With ``used`` and ``window`` nothing is written
         below ``threshold``; ``completes`` delivers the summary of the latest checkpoint."""
+        from .store.session import checkpoints  # a checkpoint's: no other write loads it
+
         gauge = None if used is None else checkpoints.fullness(used, window or 0, threshold)
         text = self._intake.text(summary, "summary")
         clean = functools.partial(self._intake.text, name="summary")
@@ -265,8 +266,10 @@ class Memory:
             tokens_after=tokens_after, completes_latest=completes,
         )  # fmt: skip
 
-    def latest_checkpoint(self) -> checkpoints.Checkpoint | None:
+    def latest_checkpoint(self) -> Checkpoint | None:
         """The live session's newest checkpoint, or None."""
+        from .store.session import checkpoints
+
         context = self.session()
         return checkpoints.latest(self.root, context) if context else None
 
