@@ -1,8 +1,6 @@
-"""``Memory``: the Python API over one memory tree. The CLI is a thin layer over this.
-
-It writes through the store, and reads through the search index with a read side it composes
-(``search/facade.py``), made the first time it is asked: a write loads nothing of search/
-but what it uses (issue 35)."""
+"""``Memory``: the Python API over one memory tree. The CLI is a thin layer over this. It
+writes through the store and reads through a read side it composes (``search/facade.py``),
+made when first asked: a write loads nothing of search/ but what it uses (issue 35)."""
 
 from __future__ import annotations
 
@@ -11,6 +9,7 @@ import functools
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from .errors import CATEGORY, SEARCH_IDS, SUPERSEDES, WHY, NotFound
@@ -20,15 +19,13 @@ from .store.format import DECISIONS, LEARNINGS
 from .store.intake import Intake
 from .store.journal import Journal
 from .store.markup import slugify
-from .store.model import Entry, HotContext, Written
+from .store.model import Entry, HotContext, SessionStart, Written
 from .store.notes import note_path, render_note, write_note
-from .store.session import checkpoints, hot, live
-from .store.session.checkpoints import THRESHOLD, Checkpointed
-from .store.session.live import SessionStart
-from .store.session.summaries import SUMMARIZER_TIMEOUT
+from .store.session import SUMMARIZER_TIMEOUT, THRESHOLD, hot
 
 if TYPE_CHECKING:
     from .search.facade import SearchFacade
+    from .store.session.checkpoints import Checkpoint, Checkpointed
 
 
 class Memory:
@@ -66,8 +63,6 @@ class Memory:
         self.clock = clock
         self.on_progress = on_progress  # (files read, of how many) while the index is built
         self.notices: list[str] = []
-
-    # -- reading ---------------------------------------------------------------------
 
     def entries(self, kind: str | None = None) -> list[Entry]:
         """Every entry of the tree (decisions, learnings, activities, notes; not the persona)."""
@@ -112,10 +107,9 @@ class Memory:
         parsed, _ = tree.read_file(self.root, DECISIONS)
         return sorted(parsed.entries, key=lambda e: (e.date, e.line), reverse=True)[:limit]
 
-    # -- searching: the read side (``search/facade.py``), made on first use ------------
-
     @property
     def _reader(self) -> SearchFacade:
+        """The read side (``search/facade.py``), made on first use: a write never loads it."""
         if self._reading is None:
             from .search.facade import SearchFacade
 
@@ -197,8 +191,6 @@ class Memory:
         """Recall@k and MRR@10 of this memory's search over a labelled JSON-lines file."""
         return self._reader.evaluate(queries, k, lexical)
 
-    # -- sessions --------------------------------------------------------------------
-
     def start_session(
         self, task: str, session_id: str | None = None, *, at: object = None
     ) -> SessionStart:
@@ -211,7 +203,7 @@ class Memory:
             else (f"{now:%Y%m%d-%H%M%S}-{slugify(task, 32)}")
         )
         tree.check_root(self.root)
-        return live.start(self._journal, sid, task, now, chosen=session_id is not None)
+        return _live().start(self._journal, sid, task, now, chosen=session_id is not None)
 
     def end_session(
         self, summary: str | None = None, *, drop_pending: bool = False, at: object = None
@@ -223,17 +215,17 @@ class Memory:
         now = self._when(at)
         summary = self._intake.text(summary, "summary")
         tree.check_root(self.root)
-        return live.end(self._journal, summary, now, drop_pending=drop_pending)
+        return _live().end(self._journal, summary, now, drop_pending=drop_pending)
 
     def retask(self, task: str, *, only_if: str | None = None, at: object = None) -> bool:
         """Rename the live session's task (only while it is still ``only_if``)."""
         task = self._intake.line(task, "task")
-        return live.retask(self.root, task, self._when(at), only_if=only_if)
+        return _live().retask(self.root, task, self._when(at), only_if=only_if)
 
     def touch(self, files: Iterable[str], *, at: object = None) -> bool:
         """Add files to the live session's files without a log entry."""
         names = [self._intake.line(name, "file") for name in files]
-        return live.touch(self.root, names, self._when(at))
+        return _live().touch(self.root, names, self._when(at))
 
     def progress(self, step: str, files: Iterable[str] = (), *, at: object = None) -> str:
         """Record the current step (and files touched) in hot and in the warm log."""
@@ -241,7 +233,7 @@ class Memory:
         files = [self._intake.line(name, "file") for name in files]
         now = self._when(at)
         tree.check_root(self.root)
-        return live.progress(self._journal, step, files, now)
+        return _live().progress(self._journal, step, files, now)
 
     def checkpoint(
         self, trigger: str = "manual", summary: str | None = None, *,
@@ -254,6 +246,8 @@ class Memory:
         summary is ``summary``, else what the ``summarizer`` command prints for the session's
         material, else one memsite extracts. With ``used`` and ``window`` nothing is written
         below ``threshold``; ``completes`` delivers the summary of the latest checkpoint."""
+        from .store.session import checkpoints  # a checkpoint's: no other write loads it
+
         gauge = None if used is None else checkpoints.fullness(used, window or 0, threshold)
         text = self._intake.text(summary, "summary")
         clean = functools.partial(self._intake.text, name="summary")
@@ -265,8 +259,10 @@ class Memory:
             tokens_after=tokens_after, completes_latest=completes,
         )  # fmt: skip
 
-    def latest_checkpoint(self) -> checkpoints.Checkpoint | None:
+    def latest_checkpoint(self) -> Checkpoint | None:
         """The live session's newest checkpoint, or None."""
+        from .store.session import checkpoints
+
         context = self.session()
         return checkpoints.latest(self.root, context) if context else None
 
@@ -274,16 +270,14 @@ class Memory:
         text = self._intake.line(text, "pending action")
         now = self._when(at)
         tree.check_root(self.root)
-        return live.pending_add(self._journal, text, now)
+        return _live().pending_add(self._journal, text, now)
 
     def pending_done(self, text: str, *, at: object = None) -> list[str]:
         """Mark a pending action done (exact text, or a unique part of it); it is logged to warm."""
         text = self._intake.line(text, "pending action")
         now = self._when(at)
         tree.check_root(self.root)
-        return live.pending_done(self._journal, text, now)
-
-    # -- entries ---------------------------------------------------------------------
+        return _live().pending_done(self._journal, text, now)
 
     def decide(
         self, title: str, why: str, risk: str | None = None, supersedes: str | None = None,
@@ -301,7 +295,9 @@ class Memory:
             fields["risk"] = self._intake.text(risk, "risk")
         if supersedes is not None:
             fields["supersedes"] = self._intake.line(supersedes, SUPERSEDES)
-        touched = live.files_since_decision(self.root, self._notice) if paths_from_session else []
+        touched = (
+            _live().files_since_decision(self.root, self._notice) if paths_from_session else []
+        )
         code = self._intake.code(self.root, paths, commit, touched)
         made = self._write_cold(DECISIONS, "decision", title, fields, tags, body, at, author, code)
         from .search.notices import after_decision  # pure Python: no index, no model
@@ -360,8 +356,6 @@ class Memory:
         write_note(self.root, rel, text)
         return rel
 
-    # -- maintenance -----------------------------------------------------------------
-
     def prune(self, keep_days: int = 7, *, today: dt.date | None = None) -> list[tuple[str, str]]:
         """Move warm logs older than ``keep_days`` to ``warm/archive/YYYY/``; delete nothing."""
         keep_days = inputs.count(keep_days, "keep_days", 0)
@@ -369,7 +363,6 @@ class Memory:
         today = today or self.clock().date()
         return self._journal.prune(days_before(today, keep_days))
 
-    # -- internals -------------------------------------------------------------------
     # The writes themselves live in the store (journal: entries and ids; sessions: the hot
     # context; intake: checking and redaction); Memory picks the moment and the author.
 
@@ -411,3 +404,10 @@ class Memory:
         now = self._when(at)
         tree.check_root(self.root)
         return journal.write_cold(rel, kind, title, fields, body, now, author)
+
+
+def _live() -> ModuleType:
+    """The live session's module, loaded by the methods that change the session (issue 35)."""
+    from .store.session import live
+
+    return live

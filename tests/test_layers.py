@@ -402,6 +402,19 @@ READ_SIDE = (
 )
 
 
+# ...and of the store, what a write that names no code and takes no checkpoint never needs:
+# the records' parsers (without a settings file to name their folders), the glob matcher and
+# git, the checkpoints and their summarizer's subprocess (issue 35).
+STORE_EXTRAS = (
+    "memsite.store.records",
+    "memsite.store.code",
+    "memsite.store.git",
+    "memsite.store.session.checkpoints",
+    "memsite.store.session.summaries",
+    "subprocess",
+)
+
+
 @pytest.mark.parametrize("args", WRITES, ids=[" ".join(a[:2]) for a in WRITES])
 def test_write_commands_load_nothing_of_the_read_side(
     tmp_path: Path, args: tuple[str, ...]
@@ -430,6 +443,9 @@ def test_write_commands_load_nothing_of_the_read_side(
         if any(m == side or m.startswith(side + ".") for side in READ_SIDE) and m not in allowed
     ]
     assert read == []
+    if args[0] not in ("progress", "checkpoint"):  # a --file names code; a checkpoint is one
+        extras = [m for m in loaded if any(m == e or m.startswith(e + ".") for e in STORE_EXTRAS)]
+        assert extras == []
 
 
 def test_the_architecture_doc_names_every_module_in_its_wing() -> None:

@@ -17,7 +17,6 @@ import click
 
 from ..errors import InvalidInput
 from ..memory import Memory
-from ..store import code
 
 
 @dataclass(frozen=True)
@@ -37,6 +36,11 @@ class Typed:
 
 def from_here(memory: Memory, paths: Iterable[str], name: str) -> Typed:
     """``paths`` relative to the repository root of ``memory``."""
+    paths = list(paths)
+    if not paths:
+        return Typed([], [])
+    from ..store import code  # only for a --path: a plain write never loads the matcher
+
     repo, here = code.repository_root(memory.root), Path.cwd()
     out, missing = [], []
     for typed in paths:
@@ -49,6 +53,8 @@ def from_here(memory: Memory, paths: Iterable[str], name: str) -> Typed:
 
 
 def _missing(typed: str, path: str, repo: Path, name: str) -> str | None:
+    from ..store import code
+
     try:
         stored = code.normalise(path, repo, name)
     except InvalidInput:

@@ -24,10 +24,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..store import code, tree
+from ..store import config, tree
 from ..store.format import DECISIONS, LEARNINGS
 from ..store.model import Entry, Notice, Written, comma_list
-from ..store.records import read_records
 from .supersession import supersession
 
 # A decision whose topic cosine reaches this may be replaced by the new one: the lowest bar at
@@ -127,6 +126,8 @@ def overlap(mine: Iterable[str], theirs: Iterable[str]) -> tuple[str, str] | Non
 def _covers(pattern: str, other: str) -> bool:
     """Whether ``pattern`` governs ``other`` (a glob ``other`` by the folder before its
     first wildcard)."""
+    from ..store import code  # the glob matcher, for a decision that names paths only
+
     stem_of = other.rstrip("/")
     if code.is_glob(stem_of):
         stem_of = stem_of[: min(stem_of.index(c) for c in code.GLOB_CHARACTERS if c in stem_of)]
@@ -134,11 +135,21 @@ def _covers(pattern: str, other: str) -> bool:
     return bool(stem_of) and code.match(pattern, stem_of) is not None
 
 
+def _records(root: Path) -> list[Entry]:
+    """The decisions of the tree's decision records (issue 26): none when there is no
+    settings file to name their folders, and then their parsers never load (issue 35)."""
+    if not config.path(root).exists():
+        return []
+    from ..store.records import read_records
+
+    return read_records(root).entries
+
+
 def current(root: Path, kind: str) -> list[Entry]:
     """The current decisions (those of ``cold/decisions.md`` and the records) or learnings."""
     if kind == "decision":
         parsed, _ = tree.read_file(root, DECISIONS)
-        entries = [*parsed.entries, *read_records(root).entries]
+        entries = [*parsed.entries, *_records(root)]
     else:
         parsed, _ = tree.read_file(root, LEARNINGS)
         entries = list(parsed.entries)

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 from ..store import tree
 from ..store.format import DECISIONS, LEARNINGS
 from ..store.model import Entry, Successor
-from ..store.records import ids_of, read_records, record_stats
 
 if TYPE_CHECKING:
     from .chunks import Chunk
@@ -108,6 +107,8 @@ def read_supersession(root: Path) -> Supersession:
     for rel in (DECISIONS, LEARNINGS):
         if (root / rel).is_file():
             entries += tree.read_file(root, rel)[0].entries
+    from ..store.records import ids_of, read_records  # the records' parsers: not for decide
+
     return supersession([*entries, *read_records(root, ids_of(entries)).entries])
 
 
@@ -133,6 +134,8 @@ class Chains:
             except OSError:
                 stamp.append(None)
         # the records of the ``[records]`` folders, which the settings file names
+        from ..store.records import record_stats
+
         stamp += [s for _, s in sorted(record_stats(self.root).items())]
         return stamp
 
@@ -190,6 +193,7 @@ class Chains:
 
     def chunks(self) -> dict[str, list[Chunk]]:
         """The chunks of the decisions and learnings, by record id."""
+        from ..store.records import read_records
         from .chunks import chunk_file
 
         stamp = self._stamp()

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from ..errors import ALLOW_SECRETS, COMMIT, PATHS, BadValue, Param
 from . import inputs
-from .code import fields as code_fields
 from .redact import redact
 
 
@@ -83,6 +82,10 @@ class Intake:
         given = [self.line(path, PATHS) for path in paths]
         ref = self.line(commit, COMMIT) if commit is not None else None
         loose = [self.line(path, "file") for path in touched]
+        if not given and ref is None and not loose:
+            return {}  # most writes name no code: the matcher and git stay unloaded (issue 35)
+        from .code import fields as code_fields
+
         fields, skipped = code_fields(root, given, ref, loose=loose)
         for path in skipped:
             self.notice(f"--paths-from-session: {path!r} is not a path of the repository; left out")

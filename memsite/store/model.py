@@ -185,6 +185,15 @@ class HotContext:
         )
 
 
+@dataclass(frozen=True)
+class SessionStart:
+    """What ``start_session`` did: the new context and any unfinished session it archived."""
+
+    context: HotContext
+    archived: HotContext | None = None
+    archived_id: str | None = None
+
+
 def _sources(value: object) -> dict[str, str]:
     """The ``carried`` map of pending text to session id; empty when it is not one."""
     if not isinstance(value, dict):

@@ -12,7 +12,6 @@ last thing a pattern matches, so a failed start never rescans a long run.
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass
 
@@ -336,7 +335,11 @@ _ENCODED = re.compile(
 
 def _shown(found: re.Match[str]) -> str:
     """What one escape or character reference shows as."""
-    return found.group(1) or html.unescape(found.group(0))
+    if found.group(1):
+        return found.group(1)
+    import html  # its table of entities: only for text that holds a reference (issue 35)
+
+    return html.unescape(found.group(0))
 
 
 def _spans(text: str) -> tuple[list[int], list[int]]:

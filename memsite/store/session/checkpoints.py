@@ -22,11 +22,10 @@ from .. import inputs, storage, tree
 from ..format import parse_entries
 from ..journal import Journal
 from ..model import Entry, HotContext
-from . import hot, live, summaries
+from . import THRESHOLD, hot, live, summaries
 
 ACTION = "checkpoint"
 TRIGGERS = ("auto", "manual", "threshold")
-THRESHOLD = 0.8  # the share of the window past which a checkpoint is due
 KEEP = 5  # how many checkpoint ids the hot context lists
 MATERIAL_DAYS = 14  # how many day logs back a session's material is looked for
 

@@ -8,24 +8,14 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import START_SESSION, InvalidInput, NotFound, WriteFailed
 from .. import storage, tree
 from ..format import next_free_id, parse_entries
 from ..journal import Journal
-from ..model import Entry, HotContext
+from ..model import Entry, HotContext, SessionStart
 from . import carried, hot
-
-
-@dataclass(frozen=True)
-class SessionStart:
-    """What ``start_session`` did: the new context and any unfinished session it archived."""
-
-    context: HotContext
-    archived: HotContext | None = None
-    archived_id: str | None = None
 
 
 def start(

@@ -12,9 +12,8 @@ from ...errors import MemsiteError
 from ..format import render_entry
 from ..inputs import clean
 from ..model import Entry, HotContext, comma_list
-from . import hot
+from . import SUMMARIZER_TIMEOUT, hot
 
-SUMMARIZER_TIMEOUT = 60.0  # seconds a summarizer command may take
 LAST_RESULTS = 3  # how many of the newest results the extractive summary quotes
 # a summarizer's answer beyond this is damage (a command that echoed a transcript)
 MAX_SUMMARY = 64 * 1024
