@@ -163,8 +163,8 @@ def _zensical(
     if config_file is not None and not config_file.is_file():  # as the MkDocs build says it
         raise NotFound(f"{config_file}: no such MkDocs configuration")
     tree = root or find_root(Path("."))
-    if site_dir is None:  # where the MkDocs build writes it: beside the tree found from here
-        site_dir = Path("site") if root is not None else tree.parent / "site"
+    if site_dir is None:  # where the MkDocs build writes it: beside the tree (issue 39.7)
+        site_dir = tree.parent / "site"
     warnings = zensical.build_zensical(
         tree,
         site_dir,
