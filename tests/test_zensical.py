@@ -163,7 +163,7 @@ def test_a_secret_is_refused_and_no_site_is_written(
     assert "notes/deploy.md:3" in result.stderr and "Traceback" not in result.output
     assert not site.exists()
     assert CliRunner().invoke(cli, [*args, "--allow-secrets"]).exit_code == 0
-    assert (site / "notes" / "notes" / "deploy.html").is_file()
+    assert (site / "notes" / "deploy.html").is_file()
 
 
 def test_strict_fails_on_a_zensical_warning_and_names_it(
@@ -176,13 +176,13 @@ def test_strict_fails_on_a_zensical_warning_and_names_it(
     strict = CliRunner().invoke(cli, [*args, "--strict"])
     assert strict.exit_code == 1
     assert strict.stderr == (
-        "Error: site not built: zensical: notes/notes/broken.md:3:10: page does not exist\n"
+        "Error: site not built: zensical: notes/broken.md:3:10: page does not exist\n"
     )
     assert not site.exists()
     loose = CliRunner().invoke(cli, args)
     assert loose.exit_code == 0
-    assert loose.stderr == "zensical: notes/notes/broken.md:3:10: page does not exist\n"
-    assert (site / "notes" / "notes" / "broken.html").is_file()
+    assert loose.stderr == "zensical: notes/broken.md:3:10: page does not exist\n"
+    assert (site / "notes" / "broken.html").is_file()
 
 
 def test_memsite_toml_chooses_the_engine(
