@@ -173,3 +173,16 @@ def test_a_reworded_lesson_with_the_same_why_is_named_as_a_repeat(tmp_path: Path
     assert written.repeats == first
     other = memory.learn("Cents columns need a CHECK", why="A refund went negative.", category="db")
     assert other.repeats is None
+
+
+def test_prime_without_an_index_ranks_the_decisions_governing_the_sessions_files_first(
+    sample: Path,
+) -> None:
+    """A session whose task shares no word with memory but which changed
+    ``services/auth/passwords.py``: prime (no index) leads its decisions with the one that
+    governs that file (before: the newest ones, the argon2id decision left out)."""
+    memory = Memory(sample, author="", clock=lambda: NOW)
+    memory.start_session("Tidy the module before the release")
+    memory.progress("Renamed the helper", files=["services/auth/passwords.py"])
+    primed = memory.prime(budget=2400, lexical=True, use_index=False)
+    assert decisions_of(primed.markdown)[0] == ARGON2, decisions_of(primed.markdown)
