@@ -203,14 +203,43 @@ def sample_learnings() -> None:
     for i, entry in enumerate(learnings):
         others = learnings[:i] + learnings[i + 1 :]
         asked = notices.new_terms(entry.title, entry.why, entry.tags)
-        closest.append(max(notices.cosines(asked, [notices.entry_terms(e) for e in others])))
+        have = [notices.entry_terms(e) for e in others]
+        closest.append(max(notices.cosines(asked, have, notices.BACKGROUND)))
     again = notices.new_terms("bcrypt cuts passwords off at 72 bytes", None)
-    scores = sorted(notices.cosines(again, [notices.entry_terms(e) for e in learnings]))
+    have = [notices.entry_terms(e) for e in learnings]
+    scores = sorted(notices.cosines(again, have, notices.BACKGROUND))
     print(
         f"sample learnings: the closest other learning of each of {len(learnings)} scores at "
         f"most {max(closest):.2f}; the bcrypt lesson said again scores {scores[-1]:.2f} "
         f"(next {scores[-2]:.2f}); repeat bar {notices.REPEAT:.2f}"
     )
+
+
+def small_memory() -> None:
+    """An hour-old memory (issue 36): one lesson written again with its why word for word
+    under a reworded title, and a decision sharing one word with the one before it (in the
+    sample too, where that word is rare)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "memory"
+        tree.init_tree(root)
+        memory = Memory(root, author="", notify=lambda _m: None)
+        why = "0.1 * 3 gave 0.30000000000000004 and a refund was a cent short."
+        memory.learn("Float multiply loses cents", why=why, category="bug")
+        memory.learn("Use Decimal for money", why="Floats drift.", category="bug")
+        again = memory.learn("Floats lose cents when multiplied", why=why, category="bug")
+        memory.decide("Hash admin passwords with scrypt too", "Admins can read every order.")
+        told = memory.decide("Use Tailwind for the admin UI", "Utility classes, no design system.")
+        print(
+            f"hour-old memory: the reworded lesson repeats "
+            f"{again.repeats.id if again.repeats else 'nothing'}; the Tailwind decision is "
+            f"given {len(told.may_supersede)} notice(s)"
+        )
+        sample = Path(tmp) / "sample"
+        shutil.copytree(REPO / "memory", sample)
+        memory = Memory(sample, author="", notify=lambda _m: None)
+        memory.decide("Hash admin passwords with scrypt too", "Admins can read every order.")
+        told = memory.decide("Use Tailwind for the admin UI", "Utility classes, no design system.")
+        print(f"sample: the Tailwind decision is given {len(told.may_supersede)} notice(s)")
 
 
 def main() -> None:
@@ -239,6 +268,7 @@ def main() -> None:
             f"given a notice ({false / len(apart):.1%})"
         )
     sample_learnings()
+    small_memory()
     if args.sweep:
         tuning = [p for p in pairs if p[1] == "tuning"]
         apart = [u for u in unrelated if u[1] == "tuning"]

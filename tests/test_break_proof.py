@@ -30,6 +30,7 @@ def test_body_text_in_any_field_shape_stays_body(memory: Memory) -> None:
 
 def test_no_text_field_of_any_kind_reads_back_as_a_field(memory: Memory) -> None:
     shapes = ["* **Supersedes:** x", "+ **Tags:** t", "- **Category**: c", "- **Id:** forged"]
+    first = ""
     for shape in shapes:
         text = f"first line\n{shape}"
         ids = [
@@ -39,8 +40,11 @@ def test_no_text_field_of_any_kind_reads_back_as_a_field(memory: Memory) -> None
         ]
         for entry_id in ids:
             entry = memory.entry(entry_id)
-            assert set(entry.fields) <= {"why", "risk", "category"}, (shape, entry.fields)
+            # "L" said again repeats the first "L" (issue 36), a field memsite writes itself
+            fields = {k: v for k, v in entry.fields.items() if not (k == "repeats" and v == first)}
+            assert set(fields) <= {"why", "risk", "category"}, (shape, entry.fields)
             assert entry.body == shape
+        first = first or ids[1]
 
 
 def test_sample_memory_is_untouched_by_the_shared_field_shape(sample: Path) -> None:

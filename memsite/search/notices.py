@@ -40,6 +40,15 @@ NEAR_PATH = 0.10
 # A learning this close to a current one repeats it: on the sample, each learning said again
 # finds its closest other at 0.28 at most, the bcrypt lesson said again its own at 0.58.
 REPEAT = 0.35
+# A close topic alone names a decision (or a repeated learning) only when they have this
+# many distinct words in common (issue 36: "Use Tailwind for the admin UI" was told it may
+# replace "Hash admin passwords with scrypt too", "admin" being rare in the sample).
+SHARED = 2
+# The repeat rule weighs words as if the learnings were this many more, none holding them:
+# in a memory of a few learnings every shared word looked common (idf near 0), and "Floats
+# lose cents when multiplied" scored 0.20 against "Float multiply loses cents", its own why
+# said again word for word (issue 36).
+BACKGROUND = 20
 # At most this many candidates are named, the closest first.
 MOST = 3
 # The words of a record body that count (its opening states the question).
@@ -87,13 +96,14 @@ def new_terms(title: str, why: str | None, tags: Iterable[str] = ()) -> list[str
     return [*head, *head, *terms(why or ""), *terms(" ".join(tags))]
 
 
-def weighed(docs: Sequence[Sequence[str]]) -> list[dict[str, float]]:
-    """Each of ``docs`` as TF-IDF weights, the idf taken over ``docs`` together."""
+def weighed(docs: Sequence[Sequence[str]], background: int = 0) -> list[dict[str, float]]:
+    """Each of ``docs`` as TF-IDF weights, the idf taken over ``docs`` together and
+    ``background`` documents that hold none of their words."""
     bags = [Counter(doc) for doc in docs]
     df: Counter[str] = Counter()
     for bag in bags:
         df.update(bag.keys())
-    total = len(bags)
+    total = len(bags) + background
     idf = {term: math.log((total + 1) / (count + 0.5)) for term, count in df.items()}
     return [{t: (1 + math.log(n)) * idf[t] for t, n in bag.items()} for bag in bags]
 
@@ -103,10 +113,18 @@ def cosine(a: Mapping[str, float], b: Mapping[str, float]) -> float:
     return sum(w * b.get(t, 0.0) for t, w in a.items()) / norms if norms else 0.0
 
 
-def cosines(query: Sequence[str], docs: Sequence[Sequence[str]]) -> list[float]:
-    """The TF-IDF cosine of ``query`` with each of ``docs`` (idf over ``docs`` and the query)."""
-    asked, *have = weighed([query, *docs])
+def cosines(
+    query: Sequence[str], docs: Sequence[Sequence[str]], background: int = 0
+) -> list[float]:
+    """The TF-IDF cosine of ``query`` with each of ``docs`` (idf over ``docs``, the query
+    and ``background`` documents that hold none of their words)."""
+    asked, *have = weighed([query, *docs], background)
     return [cosine(asked, doc) for doc in have]
+
+
+def shared(query: Sequence[str], doc: Sequence[str]) -> int:
+    """How many distinct words ``query`` and ``doc`` have in common."""
+    return len(set(query) & set(doc))
 
 
 def overlap(mine: Iterable[str], theirs: Iterable[str]) -> tuple[str, str] | None:
@@ -176,17 +194,18 @@ def may_supersede(
 
 def rank(query: Sequence[str], paths: Sequence[str], decisions: Sequence[Entry]) -> list[Notice]:
     """The rule of ``may_supersede`` over given decisions."""
-    scores = cosines(query, [entry_terms(e) for e in decisions])
+    have = [entry_terms(e) for e in decisions]
+    scores = cosines(query, have)
     found = []
-    for entry, score in zip(decisions, scores, strict=True):
-        shared = overlap(paths, entry.paths) if paths else None
-        if shared is not None and (shared[0] == "file" or score >= NEAR_PATH):
-            why = f"governs {shared[1]}"
-        elif score >= TOPIC:
+    for entry, score, words in zip(decisions, scores, have, strict=True):
+        common = overlap(paths, entry.paths) if paths else None
+        if common is not None and (common[0] == "file" or score >= NEAR_PATH):
+            why = f"governs {common[1]}"
+        elif score >= TOPIC and shared(query, words) >= SHARED:
             why = f"close topic ({score:.2f})"
         else:
             continue
-        found.append((shared is None, -score, Notice(entry.id, entry.title, entry.date, why)))
+        found.append((common is None, -score, Notice(entry.id, entry.title, entry.date, why)))
     found.sort(key=lambda item: item[:2])
     return [notice for *_, notice in found[:MOST]]
 
@@ -196,9 +215,10 @@ def repeats(root: Path, title: str, why: str | None, tags: Iterable[str] = ()) -
     learnings = current(root, "learning")
     if not learnings:
         return None
-    scores = cosines(new_terms(title, why, tags), [entry_terms(e) for e in learnings])
-    score, entry = max(zip(scores, learnings, strict=True), key=lambda pair: pair[0])
-    if score < REPEAT:
+    asked, have = new_terms(title, why, tags), [entry_terms(e) for e in learnings]
+    scores = cosines(asked, have, BACKGROUND)
+    score, words, entry = max(zip(scores, have, learnings, strict=True), key=lambda t: t[0])
+    if score < REPEAT or shared(asked, words) < SHARED:
         return None
     return Notice(entry.id, entry.title, entry.date, f"close topic ({score:.2f})")
 

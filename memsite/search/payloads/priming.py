@@ -6,21 +6,28 @@ lesson keeps coming back first), and the activity of the last days, handed to
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from ...errors import UnsafePath
-from ...store import storage, tree
+from ...store import code, storage, tree
 from ...store.format import DECISIONS, LEARNINGS
+from ...store.model import Entry
+from ...store.records import ids_of, read_records
 from ...store.session import checkpoints, hot
 from ..chunks import Chunk, chunk_file
-from ..notices import recurring
+from ..notices import cosines, entry_terms, recurring, terms
 from ..ranking import Hit, Span, record_hit, span_hit
-from ..supersession import annotate, read_supersession
+from ..supersession import Supersession, annotate, read_supersession, supersession
 from .primed import ACTIVITY_DAYS, Primed, PrimeInputs, render_prime
 from .recall import site_url
 
 Search = Callable[..., list[Hit]]
+KINDS = ("decision", "learning")
+LIMIT = 10  # decisions, and learnings, a prime gathers at most
+# what governing a file the live session changed adds to an entry's topic score: as much as
+# a close topic (the notices' bar is 0.13), so the session's own code is never left out
+FILES = 0.2
 
 
 def prime(
@@ -47,13 +54,22 @@ def prime(
         context = None
     latest = checkpoints.latest(root, context) if context else None
     topic = (task or (context.task if context else "")).strip()
-    decisions = search(topic, 10, kind="decision", lexical=lexical) if topic and use_index else []
-    learnings = search(topic, 10, kind="learning", lexical=lexical) if topic and use_index else []
-    if not use_index:
-        decisions, learnings = newest(root, DECISIONS, 10), newest(root, LEARNINGS, 10)
-    elif not topic:
-        decisions = search("", limit=10, kind="decision")
-        learnings = search("", limit=10, kind="learning")
+    files = context.files_modified if context else []
+    if topic or files:
+        found = {kind: for_task(root, kind, topic, files, LIMIT) for kind in KINDS}
+        if use_index and topic:  # what the meaning model finds beside the words, after them
+            found = {
+                kind: beside(hits, search(topic, LIMIT, kind=kind, lexical=lexical))
+                for kind, hits in found.items()
+            }
+        decisions, learnings = found["decision"], found["learning"]
+    elif not use_index:
+        decisions, learnings = newest(root, DECISIONS, LIMIT), newest(root, LEARNINGS, LIMIT)
+    else:
+        decisions = search("", limit=LIMIT, kind="decision")
+        learnings = search("", limit=LIMIT, kind="learning")
+    if not decisions and not learnings:  # nothing matches the task: the newest ones
+        decisions, learnings = newest(root, DECISIONS, LIMIT), newest(root, LEARNINGS, LIMIT)
     inputs = PrimeInputs(
         recurring=recurrences(root),
         persona=persona,
@@ -66,6 +82,72 @@ def prime(
         lead=after_compact,
     )
     return render_prime(inputs, budget)
+
+
+def for_task(root: Path, kind: str, topic: str, files: Sequence[str], limit: int) -> list[Hit]:
+    """The current decisions (the records' too) or learnings of the task ``topic`` and the
+    live session's ``files``, the closest first, read without the index (issue 36: a fresh
+    clone primed on the newest decisions and left the task's out).
+
+    The rule is the notices' TF-IDF cosine (``notices.cosines``) between the task's words
+    and each entry's; a current entry also takes the score of each entry it superseded
+    (what it replaced asked the same question in its own words: "Harden password hashing"
+    names "Switch password hashing to argon2id" better than its tuning), and an entry whose
+    ``Paths`` govern a file the session changed scores ``FILES`` more. Entries that score
+    nothing are left out; ties go to the newest. Those that do not hold (superseded,
+    rejected) come after every current one, for their own words only (a superseded one is
+    rendered as one line naming what holds now)."""
+    entries, texts = _cold(root, kind)
+    held = supersession(entries)
+    scores = cosines(terms(topic), [entry_terms(e) for e in entries]) if topic else []
+    best: dict[str, float] = {}
+    for entry, score in zip(entries, scores, strict=True):
+        heir = held.successor_of(entry.id)
+        for owner in (entry.id, heir.id if heir else entry.id):
+            best[owner] = max(best.get(owner, 0.0), score)
+    ranked = []
+    for entry, score in zip(entries, scores or [0.0] * len(entries), strict=True):
+        if held.status(entry.id, entry.kind) != "current":
+            if score > 0:  # after every current one: a superseded one is a line
+                ranked.append((True, -score, -entry.date.toordinal(), entry.id))
+            continue
+        near = any(code.best_match(entry.paths, name) for name in files) if entry.paths else False
+        score = best.get(entry.id, 0.0) + (FILES if near else 0.0)
+        if score > 0:
+            ranked.append((False, -score, -entry.date.toordinal(), entry.id))
+    hits = _hits(texts, held)
+    return [hits[entry_id] for *_, entry_id in sorted(ranked) if entry_id in hits][:limit]
+
+
+def beside(mine: Sequence[Hit], found: Sequence[Hit]) -> list[Hit]:
+    """``mine``, then the current hits of ``found`` it does not hold, up to ``LIMIT``."""
+    held = {hit.record or hit.id for hit in mine}
+    more = [hit for hit in found if hit.status == "current" and (hit.record or hit.id) not in held]
+    return [*mine, *more][:LIMIT]
+
+
+def _cold(root: Path, kind: str) -> tuple[list[Entry], dict[str, str]]:
+    """Every decision (the cold file's and the records') or learning, with the texts of the
+    files they are in."""
+    rel = DECISIONS if kind == "decision" else LEARNINGS
+    parsed, text = tree.read_file(root, rel)
+    entries, texts = list(parsed.entries), {rel: text} if text is not None else {}
+    if kind == "decision":
+        records = read_records(root, ids_of(entries))
+        entries += records.entries
+        texts.update(records.texts)
+    return entries, texts
+
+
+def _hits(texts: Mapping[str, str], held: Supersession) -> dict[str, Hit]:
+    """A hit holding the whole of each entry of ``texts``, by id (the first of an id)."""
+    by_record: dict[str, list[Chunk]] = {}
+    for rel, text in texts.items():
+        for chunk in chunk_file(rel, text):
+            if chunk.record and chunk.kind in KINDS:
+                by_record.setdefault(chunk.record, []).append(chunk)
+    hits = annotate([record_hit(chunks) for chunks in by_record.values()], held)
+    return {hit.record: hit for hit in hits}
 
 
 def recurrences(root: Path) -> dict[str, int]:

@@ -32,6 +32,8 @@ MENTIONS = 10  # entries that only mention the path, at most
 # the most characters of the path the heading shows: a longer one is cut in its middle, so
 # that a path of 40,000 characters does not take the budget (issue 22)
 SHOWN = 120
+# the most characters of a line a shortened governing item keeps (its Why, mostly)
+SHORT_WHY = 300
 
 Search = Callable[..., list[Hit]]
 
@@ -231,22 +233,43 @@ def render_item(item: Governing, base: str | None) -> str:
     return f"{head}\n{label}.\n{rest}"
 
 
+def short_item(item: Governing, base: str | None) -> str:
+    """A governing item cut to its heading, how it governs, its citation and its Why, with
+    the line that says how to read it whole."""
+    kept = []
+    for line in render_item(item, base).split("\n"):
+        kept.append(line if len(line) <= SHORT_WHY else line[:SHORT_WHY].rsplit(" ", 1)[0] + " …")
+        if line.startswith("- **Why:**"):
+            break
+    cut = f"_Shortened to fit: `memsite get {item.hit.record or item.hit.id}` has it whole._\n"
+    return "\n".join(kept).rstrip("\n") + "\n" + cut
+
+
 def fit(wanted: str, items: Sequence[Governing], budget: int, base: str | None) -> Why:
     """Take the items in order while the whole block fits ``budget`` tokens."""
     if not items:
         return Why(wanted, (), 0, budget, 0, "")
-    blocks = [render_item(item, base) for item in items]
-    needed = estimate_tokens(_assemble(wanted, blocks, 0, budget, 0))
+    whole = [render_item(item, base) for item in items]
+    needed = estimate_tokens(_assemble(wanted, whole, 0, budget, 0))
     kept: list[int] = []
-    for index in range(len(blocks)):
-        trial = [*kept, index]
-        text = _assemble(
-            wanted, [blocks[i] for i in trial], len(items) - len(trial), budget, needed
-        )
-        if estimate_tokens(text) <= budget:
-            kept = trial
+    blocks: list[str] = []
+    closed = False  # a governing item did not fit: nothing that only mentions the path may
+    for index, item in enumerate(items):
+        if closed and not item.governs:
+            continue
+        # a governing item that does not fit whole comes shortened to its Why (issue 36:
+        # at --budget 200 the folder's decision was left out and a progress line kept)
+        tries = [whole[index], short_item(item, base)] if item.governs else [whole[index]]
+        for block in tries:
+            text = _assemble(wanted, [*blocks, block], len(items) - len(kept) - 1, budget, needed)
+            if estimate_tokens(text) <= budget:
+                kept.append(index)
+                blocks.append(block)
+                break
+        else:
+            closed = closed or item.governs
     left_out = len(items) - len(kept)
-    markdown = _assemble(wanted, [blocks[i] for i in kept], left_out, budget, needed)
+    markdown = _assemble(wanted, blocks, left_out, budget, needed)
     if estimate_tokens(markdown) > budget:
         # not even the heading and the note of what was left out fit: nothing does
         # (``left_out`` and ``needed`` still say what a larger budget would hold)
