@@ -80,7 +80,7 @@ class SearchFacade:
         # superseded hits may be dropped: ask for enough that ``limit`` current ones remain
         asked = limit * 2 + 5 if current else limit
         index = self._index()
-        hits = build_hits(index.search(parsed, asked, narrow, lexical=lexical))
+        hits = build_hits(index.search(parsed, asked, narrow, lexical=lexical), self.root)
         self._chains = self._chains or Chains(
             self.root, index.folder.parent / f"{index.folder.name}.chains.json"
         )
