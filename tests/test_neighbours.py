@@ -68,6 +68,13 @@ def test_the_hits_with_neighbours_keep_within_the_budget(memory: Memory) -> None
         recalled = memory.recall("test_refund_rounds refund total", budget=budget, lexical=True)
         assert recalled.tokens <= budget
         assert estimate_tokens(recalled.markdown) == recalled.tokens
+    # too small a budget for the run: the failure alone, as before neighbours
+    small = memory.recall("test_refund_rounds refund total", budget=120, lexical=True).markdown
+    assert "refund total off by one cent" in small and "started the cart suite" not in small
+    # an entry is shown once, though two hits of one session are recalled
+    both = memory.recall("test_refund_rounds refund total", budget=1500, lexical=True)
+    assert len(both.hits) >= 2
+    assert both.markdown.count("all cart tests green") == 1
 
 
 def test_an_activity_hit_does_not_repeat_its_time_heading_or_id_line(memory: Memory) -> None:

@@ -223,9 +223,9 @@ def test_a_cut_hit_claims_only_the_lines_it_returns(long_notes: Path) -> None:
 
 def brute_force(chunk: Chunk, cap: int, weigh) -> str | None:  # type: ignore[no-untyped-def]
     """Every run of blocks measured by writing it out: what ``trim`` must choose."""
-    from memsite.search.payloads.passages import _fitting, _passage, blocks, line_cap
+    from memsite.search.payloads.passages import _fitting, _passage, blocks
 
-    pieces = [p for b in blocks([chunk]) for p in _fitting(b, cap, line_cap([chunk], 0, cap))]
+    pieces = [p for b in blocks([chunk]) for p in _fitting(b, cap)]
     worth = [weigh(p.text) for p in pieces]
     best = None
     for first in range(len(pieces)):

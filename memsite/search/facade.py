@@ -111,7 +111,7 @@ class SearchFacade:
         # a superseded decision never comes alone: the one that holds comes first
         self._chains = self._chains or Chains(self.root)
         hits = with_successors(self._chains, hits, self._index().records)
-        return fit_recall(hits, budget, site_url(self.root))
+        return fit_recall(hits, budget, site_url(self.root), self.root)
 
     def prime(
         self, task: str | None, budget: int, lexical: bool, after_compact: bool, use_index: bool

@@ -54,19 +54,39 @@ def _without_heading(text: str) -> str:
     return "\n".join(lines).strip()
 
 
+# the day logs parsed lately, by file and by what their stat says (size, mtime): a warm
+# process or an MCP server answering many questions parses a day log once while it holds
+_PARSED: dict[tuple[str, str], tuple[tuple[int, int], Sequence[Entry]]] = {}
+KEPT = 64  # day logs kept parsed
+
+
 def reader(root: Path) -> Reader:
     """The entries of a day log by its path, each file read once (none when unreadable)."""
     read: dict[str, Sequence[Entry]] = {}
 
     def entries(path: str) -> Sequence[Entry]:
         if path not in read:
-            try:
-                raw = storage.read_inside(root, root / path, limit=MAX_LOG)
-                read[path] = parse_entries(raw.decode("utf-8"), path).entries
-            except (OSError, UnicodeDecodeError, storage.NotAFile, ValueError):
-                read[path] = ()
+            read[path] = _parsed(root, path)
         return read[path]
 
+    return entries
+
+
+def _parsed(root: Path, path: str) -> Sequence[Entry]:
+    key = (str(root), path)
+    try:
+        stat = (root / path).stat()
+        seen = (stat.st_size, stat.st_mtime_ns)
+        kept = _PARSED.get(key)
+        if kept is not None and kept[0] == seen:
+            return kept[1]
+        raw = storage.read_inside(root, root / path, limit=MAX_LOG)
+        entries = parse_entries(raw.decode("utf-8"), path).entries
+    except (OSError, UnicodeDecodeError, storage.NotAFile, ValueError):
+        return ()
+    if len(_PARSED) >= KEPT:
+        _PARSED.pop(next(iter(_PARSED)))
+    _PARSED[key] = (seen, entries)
     return entries
 
 
@@ -120,18 +140,22 @@ def neighbour_text(entry: Entry) -> str:
     return "\n".join(parts)
 
 
-def with_neighbours(hit: Hit, entries: Sequence[Entry], room: int) -> Hit:
+def with_neighbours(
+    hit: Hit, entries: Sequence[Entry], room: int, shown: frozenset[str] = frozenset()
+) -> tuple[Hit, frozenset[str]]:
     """``hit`` (compact; an entry of ``entries``, its record the entry's id) with its
     session's entries before and after it, nearest first,
     taking at most ``room`` more characters; its line range grows over the neighbours that
-    join it without a gap."""
+    join it without a gap. Returns it with the ids of the neighbours it took; those in
+    ``shown`` (entries shown elsewhere) are never taken."""
     at = next((i for i, e in enumerate(entries) if e.id == hit.record), None)
     if at is None or room < MIN_ROOM:
-        return hit
+        return hit, frozenset()
     members = session(entries, at)
     where = members.index(at)
     order = sorted(
-        (i for i in members if i != at), key=lambda i: (abs(members.index(i) - where), i > at)
+        (i for i in members if i != at and entries[i].id not in shown),
+        key=lambda i: (abs(members.index(i) - where), i > at),
     )
     taken: dict[int, str] = {}
     for index in order:
@@ -145,10 +169,9 @@ def with_neighbours(hit: Hit, entries: Sequence[Entry], room: int) -> Hit:
         if room < MIN_ROOM:
             break
     if not taken:
-        return hit
-    # a taken neighbour closer to the hit was taken first: the taken run has no holes
+        return hit, frozenset()
     texts = [taken[i] for i in sorted(taken) if i < at]
-    texts += [f"**{_stamp(entries[at])}(this entry)**\n{hit.text}"]
+    texts += [f"{_own(entries[at])}\n{hit.text}"]
     texts += [taken[i] for i in sorted(taken) if i > at]
     line, end_line = hit.line, hit.end_line
     for index in range(at - 1, -1, -1):  # grow over neighbours next to it in the file
@@ -159,7 +182,30 @@ def with_neighbours(hit: Hit, entries: Sequence[Entry], room: int) -> Hit:
         if index not in taken:
             break
         end_line = entries[index].end_line
-    return replace(hit, text="\n\n".join(texts), line=line, end_line=end_line)
+    ids = frozenset(entries[i].id for i in taken)
+    return replace(hit, text="\n\n".join(texts), line=line, end_line=end_line), ids
+
+
+def alone(hit: Hit, entries: Sequence[Entry]) -> Hit:
+    """``hit`` without the neighbours :func:`with_neighbours` gave it: what a recall keeps
+    when the hit with them does not fit its budget."""
+    at = next((i for i, e in enumerate(entries) if e.id == hit.record), None)
+    if at is None or not hit.text.count(_own(entries[at]) + "\n"):
+        return hit
+    text = hit.text.split(_own(entries[at]) + "\n", 1)[1]
+    for later in entries[at + 1 :]:
+        text = text.split(f"\n\n**{_stamp(later)}{later.title}**\n", 1)[0]
+    entry = entries[at]
+    return replace(
+        hit,
+        text=text,
+        line=max(hit.line, entry.line),
+        end_line=min(hit.end_line, entry.end_line),
+    )
+
+
+def _own(entry: Entry) -> str:
+    return f"**{_stamp(entry)}(this entry)**"
 
 
 def _stamp(entry: Entry) -> str:

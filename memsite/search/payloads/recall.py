@@ -19,6 +19,7 @@ from ...store import storage
 from ...store.markup import slugify
 from ..chunks import ID_LINE
 from ..ranking import Hit, newest_first_among_ties
+from . import neighbours
 from .tokens import estimate_tokens
 
 RECALL_BUDGET = 1_500
@@ -136,18 +137,33 @@ def _footer(left_out: int, budget: int, needed: int) -> str:
     )
 
 
-def fit_recall(hits: Sequence[Hit], budget: int, base: str | None) -> Recalled:
-    """Take hits in order (newest first among near ties) while the whole block fits."""
+def fit_recall(
+    hits: Sequence[Hit], budget: int, base: str | None, root: Path | None = None
+) -> Recalled:
+    """Take hits in order (newest first among near ties) while the whole block fits; with
+    the tree's ``root``, an activity hit whose neighbours do not fit is taken without them."""
     ordered = newest_first_among_ties(hits)
     if not ordered:
         return Recalled((), 0, budget, 0, "")
     blocks = [render_hit(hit, base) for hit in ordered]
     needed = estimate_tokens(_assemble(blocks, 0, budget, 0))
+    read = neighbours.reader(root) if root is not None else None
     kept: list[int] = []
     for index in range(len(blocks)):
         trial = [*kept, index]
         left = len(ordered) - len(trial)
         text = _assemble([blocks[i] for i in trial], left, budget, needed)
+        if (
+            estimate_tokens(text) > budget
+            and read is not None
+            and ordered[index].kind == "activity"
+        ):
+            bare = neighbours.alone(ordered[index], read(ordered[index].path))
+            if bare is not ordered[index]:
+                block = render_hit(bare, base)
+                text = _assemble([*(blocks[i] for i in kept), block], left, budget, needed)
+                if estimate_tokens(text) <= budget:
+                    ordered[index], blocks[index] = bare, block
         if estimate_tokens(text) <= budget:
             kept = trial
     taken = tuple(ordered[i] for i in kept)
