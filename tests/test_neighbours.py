@@ -111,3 +111,21 @@ def test_a_snippet_starts_at_its_field_when_that_fits(memory: Memory) -> None:
     )
     hits = memory.search("checkout", lexical=True)
     assert hits[0].snippet.startswith("**Why:** floats lose cents")
+
+
+def test_neighbours_never_push_an_answer_out_of_recall(memory: Memory) -> None:
+    a_day_of_two_sessions(memory)
+    memory.learn(
+        "Refund totals round per line",
+        why="test_refund_rounds showed the refund total off by one cent when summed first",
+        category="money",
+    )
+    prompt = "test_refund_rounds refund total off by one cent"
+    whole = memory.recall(prompt, budget=1500, lexical=True)
+    assert {h.kind for h in whole.hits} >= {"activity", "learning"}
+    # a budget that holds every hit bare but not the run around the failure: the hits first,
+    # neighbours only in the room they leave (taken first, they left out three of five)
+    small = memory.recall(prompt, budget=260, lexical=True)
+    assert small.tokens <= 260 and not small.left_out
+    assert [h.id for h in small.hits] == [h.id for h in whole.hits]
+    assert "refund total off by one cent" in small.markdown
