@@ -88,7 +88,7 @@ def run(corpus: Path, cache_dir: Path) -> dict[str, list]:
         ):
             index.refresh(rebuild=True)
             found = {
-                q.query: build_hits(index.search(parse_query(q.query), 10, lexical=lexical))
+                q.query: build_hits(index.search(parse_query(q.query), 10, lexical=lexical), root)
                 for q in queries
             }
         report = evaluate(queries, found.__getitem__, chunks_of, k=5)

@@ -91,7 +91,7 @@ class SearchFacade:
         # superseded hits may be dropped: ask for enough that ``limit`` current ones remain
         asked = limit * 2 + 5 if current else limit
         index = self._index()
-        hits = build_hits(index.search(parsed, asked, narrow, lexical=lexical))
+        hits = build_hits(index.search(parsed, asked, narrow, lexical=lexical), self.root)
         self._chains = self._chains or Chains(
             self.root, index.folder.parent / f"{index.folder.name}.chains.json"
         )
@@ -122,7 +122,7 @@ class SearchFacade:
         # a superseded decision never comes alone: the one that holds comes first
         self._chains = self._chains or Chains(self.root)
         hits = with_successors(self._chains, hits, self._index().records)
-        return fit_recall(hits, budget, site_url(self.root))
+        return fit_recall(hits, budget, site_url(self.root), self.root)
 
     def prime(
         self, task: str | None, budget: int, lexical: bool, after_compact: bool, use_index: bool

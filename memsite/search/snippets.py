@@ -23,6 +23,8 @@ SHORT_MARKUP = 40  # markup at most this long is kept whole or left out whole at
 NEAREST_SPACE = 30  # how far a cut moves to reach a space rather than split a word
 _BOLD = re.compile(r"\*\*(?=\S)(?:(?!\*\*).)*?\S\*\*")
 _BULLET = re.compile(r"^\s*[-*+]\s+", re.MULTILINE)
+# where a sentence (or a field, ``**Why:** ...``) starts on a flattened line
+_SENTENCE = re.compile(r"(?:(?<=[.!?:;])\s+|\s+(?=\*\*[^*\s][^*]*:\*\*)|(?<=\s)(?=Result:))")
 
 
 def flat(text: str) -> str:
@@ -47,6 +49,7 @@ def clip(text: str, start: int, end: int, marks: Sequence[tuple[int, int]] = ())
     (a code block flattened to one line) the cut stays and the markup's delimiter that lost
     its partner is dropped, so what is shown is its text.
     """
+    start = sentence_start(text, start, end)
     spans = markup_spans(text)
     dropped: set[tuple[int, int]] = set()
     start, end = _outside(text, start, end, spans, marks, dropped)
@@ -67,6 +70,19 @@ def clip(text: str, start: int, end: int, marks: Sequence[tuple[int, int]] = ())
         at = mark_end
     shown.append(_without(text, at, end, dropped))
     return " ".join("".join(shown).split())
+
+
+def sentence_start(text: str, start: int, end: int) -> int:
+    """``start`` moved back to where its sentence (or field) starts when the window up to
+    ``end`` still holds :data:`SNIPPET_CHARS`: a snippet read "floats lose cents" without the
+    "**Why:**" it stood under (issue 39.5)."""
+    if start <= 0:
+        return 0
+    if end <= SNIPPET_CHARS:
+        return 0
+    lowest = end - SNIPPET_CHARS
+    found = [m.end() for m in _SENTENCE.finditer(text, lowest, start + 1) if m.end() <= start]
+    return max(found) if found else start
 
 
 def _outside(

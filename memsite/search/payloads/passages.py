@@ -122,13 +122,23 @@ def trim(
     """
     if _size(chunks) <= cap:
         return None
-    pieces = [piece for block in blocks(chunks) for piece in _fitting(block, cap)]
+    seed_at = next((i for i, c in enumerate(chunks) if c.id == seed.id), 0)
+    # a line of an activity cut to fit must still fit beside its heading and the marks of a
+    # cut: a huge log entry of one line gave its heading and author line, none of its
+    # content (issue 39.5). Elsewhere a line too long stays too long, as measured: cutting
+    # every seed's long line so left the devset's recall of heading chunks as it was, added
+    # 10 to 40 characters to the top 5 and cost the windows cut to the budget 0.01
+    room = line_cap(chunks, seed_at, cap) if chunks[seed_at].kind == "activity" else cap
+    pieces = [
+        piece
+        for block in blocks(chunks)
+        for piece in _fitting(block, cap, room if block.section == seed_at else cap)
+    ]
     if not pieces:
         return None
     if len(pieces) > MAX_PIECES:  # a huge body of short lines: weighed in coarser runs
         pieces = _coarser(pieces, cap)
     worth = [weigh(b.text) + section_score(chunks[b.section]) * len(b.text) / cap for b in pieces]
-    seed_at = next((i for i, c in enumerate(chunks) if c.id == seed.id), 0)
     heads = [_head_size(chunks, b) for b in pieces]
     best = None
     decision = _decision_after(chunks, seed_at)
@@ -163,6 +173,14 @@ def trim(
         line=pieces[first].line,
         end_line=pieces[last].end_line,
     )
+
+
+def line_cap(chunks: Sequence[Chunk], seed_at: int, cap: int) -> int:
+    """How long a line of the seed section may be kept: what fits beside its heading and
+    the marks of a cut within ``cap`` (at least half of ``cap``)."""
+    seed = chunks[seed_at]
+    head = _head_size(chunks, Block(seed_at, seed.line + seed.heading_lines, 0, ""))
+    return max(cap - head - len(MARK) - 2, cap // 2)
 
 
 def _heading_and_start(chunks: Sequence[Chunk], heading: Block, after: Block, cap: int) -> Chunk:
@@ -296,15 +314,25 @@ def _coarser(pieces: Sequence[Block], cap: int) -> list[Block]:
     return out
 
 
-def _fitting(block: Block, cap: int) -> list[Block]:
-    """``block``, or its lines when it is longer than ``cap`` (each cut to ``cap``)."""
+def _fitting(block: Block, cap: int, line_cap: int | None = None) -> list[Block]:
+    """``block``, or its lines when it is longer than ``cap`` (a line longer than
+    ``line_cap``, or ``cap``, cut at a word to it, with ``[…]``)."""
     if len(block.text) <= cap:
         return [block]
     return [
-        Block(block.section, block.line + i, block.line + i, line[:cap])
+        Block(block.section, block.line + i, block.line + i, _cut_line(line, line_cap or cap))
         for i, line in enumerate(markup.split_lines(block.text))
         if line.strip()
     ]
+
+
+def _cut_line(line: str, size: int) -> str:
+    """``line``, or its start cut at a word to ``size`` characters with ``[…]``."""
+    if len(line) <= size:
+        return line
+    cut = line[: max(size - len(MARK) - 1, 0)]
+    space = cut.rfind(" ", len(cut) // 2)
+    return (cut[:space] if space > 0 else cut).rstrip() + " " + MARK
 
 
 def _size(chunks: Sequence[Chunk]) -> int:

@@ -19,6 +19,7 @@ from ...store import storage
 from ...store.markup import slugify
 from ..chunks import ID_LINE
 from ..ranking import Hit, newest_first_among_ties
+from . import neighbours
 from .tokens import estimate_tokens
 
 RECALL_BUDGET = 1_500
@@ -136,20 +137,44 @@ def _footer(left_out: int, budget: int, needed: int) -> str:
     )
 
 
-def fit_recall(hits: Sequence[Hit], budget: int, base: str | None) -> Recalled:
-    """Take hits in order (newest first among near ties) while the whole block fits."""
+def fit_recall(
+    hits: Sequence[Hit], budget: int, base: str | None, root: Path | None = None
+) -> Recalled:
+    """Take hits in order (newest first among near ties) while the whole block fits. With
+    the tree's ``root``, an activity hit is weighed without its neighbours first, and keeps
+    them only in the room the hits taken leave: neighbours never push an answer out."""
     ordered = newest_first_among_ties(hits)
     if not ordered:
         return Recalled((), 0, budget, 0, "")
     blocks = [render_hit(hit, base) for hit in ordered]
     needed = estimate_tokens(_assemble(blocks, 0, budget, 0))
+    read = neighbours.reader(root) if root is not None else None
+    bare = [
+        neighbours.alone(hit, read(hit.path)) if read and hit.kind == "activity" else hit
+        for hit in ordered
+    ]
+    shown = [
+        render_hit(alone, base) if alone is not hit else block
+        for hit, alone, block in zip(ordered, bare, blocks, strict=True)
+    ]
     kept: list[int] = []
-    for index in range(len(blocks)):
+    for index in range(len(shown)):
         trial = [*kept, index]
         left = len(ordered) - len(trial)
-        text = _assemble([blocks[i] for i in trial], left, budget, needed)
+        text = _assemble([shown[i] for i in trial], left, budget, needed)
         if estimate_tokens(text) <= budget:
             kept = trial
+    left_out = len(ordered) - len(kept)
+    for index in kept:  # neighbours in the room the answers leave, best hit first
+        if bare[index] is ordered[index]:
+            continue
+        trial = {**{i: shown[i] for i in kept}, index: blocks[index]}
+        text = _assemble([trial[i] for i in kept], left_out, budget, needed)
+        if estimate_tokens(text) <= budget:
+            shown[index] = blocks[index]
+        else:
+            ordered[index] = bare[index]
+    blocks = shown
     taken = tuple(ordered[i] for i in kept)
     left_out = len(ordered) - len(kept)
     markdown = _assemble([blocks[i] for i in kept], left_out, budget, needed)
