@@ -6,9 +6,10 @@ nothing in memory, and how often it still holds the answer to a question about i
 On-topic prompts are the labelled questions: ``bench/queries-sample.jsonl`` and
 ``bench/semantic_queries.jsonl`` over the bundled sample memory, each devset corpus's
 ``queries.jsonl`` over it, and the day-log corpus of ``bench/devset/`` (its ``test``
-split held out, ``tune`` in the tuning half; never fitted on). Off-topic prompts are ``bench/floor_offtopic.jsonl``: chatter,
-everyday coding requests, requests sharing common words with any memory (``corpus: "*"``,
-asked of every memory) and, per memory, requests sharing its own words. Every prompt falls
+split held out, ``tune`` in the tuning half; never fitted on). Off-topic prompts are
+``bench/floor_offtopic.jsonl``: chatter, everyday coding requests, requests sharing common
+words with any memory (``corpus: "*"``, asked of every memory) and, per memory, requests
+sharing its own words. Every prompt falls
 in one half by the hash of its text; ``FLOOR_WEIGHTS`` and ``FLOOR_BIAS`` (the lexical
 setting), ``MEANING_WEIGHTS`` and ``MEANING_BIAS`` (hybrid: recall ranked with meaning) were
 fitted on the tuning half, and the figures to report are the held-out half's (the default).

@@ -38,8 +38,8 @@ from ..ranking import Hit
 # requests (``apart`` at most 0): "what did we decide about tokens and authentication",
 # asked of a memory that says "auth", holds no "authentication", and its meaning, not its
 # spelling, says it is about the memory (issue 36); the words it holds must still be
-# FLOOR_COVERED in one hit (``spelled``), and be at least half its words. A memory of FLOOR_DOCS documents or fewer (a few
-# entries, whose whole recall is short) has no floor.
+# FLOOR_COVERED in one hit (``spelled``), and be at least half its words. A memory of
+# FLOOR_DOCS documents or fewer (a few entries, whose whole recall is short) has no floor.
 # Fitted by ``bench/fit_floor.py`` on the tuning half of ``bench/bench_floor.py``'s labelled
 # prompts (the sample, six devset corpora of 277-539 documents, and 150 questions of a
 # generated year: FLOOR_DOCS is not measured there; 50 keeps recall in the tests' memories of
