@@ -5,9 +5,11 @@ nothing in memory, and how often it still holds the answer to a question about i
 
 On-topic prompts are the labelled questions: ``bench/queries-sample.jsonl`` and
 ``bench/semantic_queries.jsonl`` over the bundled sample memory, each devset corpus's
-``queries.jsonl`` over it. Off-topic prompts are ``bench/floor_offtopic.jsonl``: chatter,
-everyday coding requests, requests sharing common words with any memory (``corpus: "*"``,
-asked of every memory) and, per memory, requests sharing its own words. Every prompt falls
+``queries.jsonl`` over it, and the day-log corpus of ``bench/devset/`` (its ``test``
+split held out, ``tune`` in the tuning half; never fitted on). Off-topic prompts are
+``bench/floor_offtopic.jsonl``: chatter, everyday coding requests, requests sharing common
+words with any memory (``corpus: "*"``, asked of every memory) and, per memory, requests
+sharing its own words. Every prompt falls
 in one half by the hash of its text; ``FLOOR_WEIGHTS`` and ``FLOOR_BIAS`` (the lexical
 setting), ``MEANING_WEIGHTS`` and ``MEANING_BIAS`` (hybrid: recall ranked with meaning) were
 fitted on the tuning half, and the figures to report are the held-out half's (the default).
@@ -58,6 +60,17 @@ def memories(devset: Path) -> Iterator[tuple[str, Path, list[Labelled]]]:
     yield "sample", REPO / "memory", sample
     for corpus in sorted(p for p in devset.iterdir() if (p / "queries.jsonl").is_file()):
         yield corpus.name, corpus / "memory", read_queries(corpus / "queries.jsonl")
+
+
+def daylogs(want: bool) -> Iterator[tuple[str, Path, list[Labelled]]]:
+    """``(name, root, questions)`` of each day-log corpus of ``bench/devset/`` (issue 36), its
+    ``tune`` split in the tuning half, ``test`` held out; ``fit_floor.py`` never fits on it."""
+    for corpus in sorted(p for p in (BENCH / "devset").iterdir() if p.is_dir()):
+        path = corpus / "queries.jsonl"
+        splits = [json.loads(line).get("split") for line in path.read_text("utf-8").splitlines()]
+        questions = read_queries(path)
+        keep = [q for q, split in zip(questions, splits, strict=True) if (split == "tune") == want]
+        yield corpus.name, corpus / "memory", keep
 
 
 def off_topic(name: str) -> list[str]:
@@ -140,6 +153,13 @@ def main() -> None:
                         into = totals.setdefault((f"  {kind}", setting), [[], [], []])
                         for total, part in zip(into[1:], found[1:], strict=True):
                             total += [x for x, k in zip(part, keep, strict=True) if k]
+        for name, root, on in daylogs(want):
+            off = [q for q in off_topic(name) if tuning(q) == want]
+            for setting, lexical in settings:
+                found = measure(root, Path(tmp) / name, on, off, lexical)
+                into = totals.setdefault(("day logs", setting), [[], [], []])
+                for total, part in zip(into, found, strict=True):
+                    total += part
         if args.year:
             for setting, lexical in settings:
                 totals[("year", setting)] = [*measure_year(Path(tmp), lexical)]

@@ -63,7 +63,7 @@ def rows_of(root: Path, cache_dir: Path, on, off: list[str], group: str, lexical
 
     def row(label: int, prompt: str):  # type: ignore[no-untyped-def]
         hits = memory.search(prompt, limit=asked, lexical=lexical)
-        gated = not hits or hits[0].covered < floor.FLOOR_COVERED
+        gated = not hits or not floor.covers(hits[0])
         return group, label, signals(hits), gated
 
     with Memory(root, cache_dir=cache_dir, notify=lambda _: None) as memory:

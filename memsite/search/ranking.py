@@ -283,6 +283,9 @@ class Hit:
     # and the idf (as a share of ln N) of the second rarest query word that hit holds
     covered: float = 0.0
     second: float = 0.0
+    # ...and the same share over the query's words the index holds (issue 36: a word the
+    # memory spells otherwise is left to meaning)
+    spelled: float = 0.0
     # ...and, ranked with meaning, how much closer the query is to the memory's closest
     # sections than to the closest everyday requests (``meaning.apart``; None without meaning)
     apart: float | None = None

@@ -33,8 +33,13 @@ from ..ranking import Hit
 # weighed (FLOOR_WEIGHTS, FLOOR_BIAS: a logistic fit), their sum must be at least 0; and one
 # of the first FLOOR_HITS hits must hold FLOOR_COVERED of the prompt's words, by idf
 # (``covered``): a long request that shares a few words with many entries, none of them
-# about it, is not about the memory. A memory of FLOOR_DOCS documents or fewer (a few
-# entries, whose whole recall is short) has no floor.
+# about it, is not about the memory. Ranked with meaning, a word no document holds counts
+# against that share only when the prompt is no closer to the memory than to everyday
+# requests (``apart`` at most 0): "what did we decide about tokens and authentication",
+# asked of a memory that says "auth", holds no "authentication", and its meaning, not its
+# spelling, says it is about the memory (issue 36); the words it holds must still be
+# FLOOR_COVERED in one hit (``spelled``), and be at least half its words. A memory of
+# FLOOR_DOCS documents or fewer (a few entries, whose whole recall is short) has no floor.
 # Fitted by ``bench/fit_floor.py`` on the tuning half of ``bench/bench_floor.py``'s labelled
 # prompts (the sample, six devset corpora of 277-539 documents, and 150 questions of a
 # generated year: FLOOR_DOCS is not measured there; 50 keeps recall in the tests' memories of
@@ -97,7 +102,7 @@ def relevance(hits: Sequence[Hit]) -> float:
         return -math.inf
     if max(hit.documents for hit in hits) <= FLOOR_DOCS:
         return math.inf
-    if hits[0].covered < FLOOR_COVERED:
+    if not covers(hits[0]):
         return -math.inf
     measured = signals(hits)
     weights, bias = (
@@ -107,12 +112,31 @@ def relevance(hits: Sequence[Hit]) -> float:
 
 
 def covered_enough(hits: Sequence[Hit]) -> bool:
-    """Whether the hits pass the coverage rule (one of the first FLOOR_HITS holds
-    FLOOR_COVERED of the prompt's words), or the memory has no floor: a lexical search
-    asks it before recall loads the model for the rest of the floor."""
+    """Whether the hits may pass the coverage rule (one of the first FLOOR_HITS holds
+    FLOOR_COVERED of the prompt's words, or of those the index holds, which meaning may
+    admit), or the memory has no floor: a lexical search asks it before recall loads the
+    model for the rest of the floor."""
     if not hits:
         return False
-    return max(hit.documents for hit in hits) <= FLOOR_DOCS or hits[0].covered >= FLOOR_COVERED
+    if max(hit.documents for hit in hits) <= FLOOR_DOCS:
+        return True
+    return hits[0].covered >= FLOOR_COVERED or _spelled(hits[0])
+
+
+def covers(first: Hit) -> bool:
+    """The coverage rule: the hit holding most of the prompt holds FLOOR_COVERED of its
+    words by idf; ranked with meaning and closer to the memory than to everyday requests,
+    of the words the index holds (issue 36)."""
+    if first.covered >= FLOOR_COVERED:
+        return True
+    return first.apart is not None and first.apart > 0 and _spelled(first)
+
+
+def _spelled(first: Hit) -> bool:
+    """The hit holding most of the words the index holds holds FLOOR_COVERED of them, and
+    the index holds at least half the prompt's words: a long request most of whose words
+    the memory never says never loads the model."""
+    return first.spelled >= FLOOR_COVERED and 2 * first.terms >= first.asked
 
 
 def relevant_enough(hits: Sequence[Hit]) -> bool:
@@ -127,13 +151,15 @@ class Measures:
     as a share of ln N (1: a word of one document), the largest share of its words, by
     idf, that one of the first FLOOR_HITS hits holds (``covered``), and the idf, as a share
     of ln N, of the second rarest of its words that this hit holds (``second``; 0 when it
-    holds one)."""
+    holds one), and the largest share one of those hits holds of the words the index holds
+    (``spelled``)."""
 
     asked: int
     terms: int
     rarest: float
     covered: float
     second: float
+    spelled: float
 
 
 def measure(
@@ -149,10 +175,12 @@ def measure(
     held = [w for w, df in frequencies.items() if df]
     scale = math.log(documents) if documents > 1 else 1.0
     total = sum(idf.values()) or 1.0
-    covered, second = 0.0, 0.0
+    known = sum(idf[w] for w in held) or 1.0
+    covered, second, spelled = 0.0, 0.0, 0.0
     for text in itertools.islice(texts, FLOOR_HITS):
         words = words_in(text) & idf.keys()
         share = sum(idf[w] for w in words) / total
+        spelled = max(spelled, sum(idf[w] for w in words) / known)
         if share > covered:  # the first hit holding the most: its second rarest word
             rarities = sorted((idf[w] / scale for w in words), reverse=True)
             covered, second = share, (rarities[1] if len(rarities) > 1 else 0.0)
@@ -162,4 +190,5 @@ def measure(
         rarest=max((idf[w] / scale for w in held), default=0.0),
         covered=covered,
         second=second,
+        spelled=spelled,
     )
