@@ -6,6 +6,7 @@ write never loads this module, nor anything of search/ it does not use."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import weakref
@@ -67,8 +68,9 @@ class SearchFacade:
         current: bool = False,
         **filters: Any,
     ) -> list[Any]:
+        from .history import fold_history, successors_first
         from .payloads.hits import build_hits
-        from .query import make_filters, parse_query, require_something
+        from .query import make_filters, parse_query, require_something, unquoted
         from .supersession import Chains, settle
 
         # a query is text, whatever bytes it came from: a lone surrogate or a NUL never
@@ -81,10 +83,18 @@ class SearchFacade:
         asked = limit * 2 + 5 if current else limit
         index = self._index()
         hits = build_hits(index.search(parsed, asked, narrow, lexical=lexical))
+        if parsed.phrases and not hits:
+            # a phrase no entry holds: its words, said so (issue 36: quotes are words)
+            loose = parse_query(unquoted(query))
+            found = build_hits(index.search(loose, asked, narrow, lexical=lexical))
+            hits = [dataclasses.replace(h, phrase_fallback=parsed.phrases) for h in found]
         self._chains = self._chains or Chains(
             self.root, index.folder.parent / f"{index.folder.name}.chains.json"
         )
-        return settle(hits, self._chains.current(), limit, current)
+        settled = settle(hits, self._chains.current(), limit, current)
+        # a session's history never before an entry it lists, a successor never after the
+        # entry it replaced (issue 36)
+        return successors_first(fold_history(settled))
 
     def recall(self, prompt: str, budget: int = 1500, limit: int = 8, lexical: bool = False) -> Any:
         from .payloads.recall import fit_recall, site_url
@@ -92,8 +102,12 @@ class SearchFacade:
 
         prompt, budget, limit = clean(prompt), _budget(budget), _limit(limit)
         from .payloads.floor import covered_enough, relevant_enough
-        from .query import parse_query
+        from .query import parse_query, unquoted
         from .supersession import Chains, with_successors
+
+        # quotes are words in recall, never a filter (issue 36): a phrase typed from memory
+        # that no entry holds verbatim still finds the entries with its words
+        prompt = unquoted(prompt)
 
         # an empty prompt recalls nothing, quietly: hooks pass every prompt (issue 13)
         blank = parse_query(prompt).blank

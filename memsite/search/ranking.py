@@ -286,6 +286,9 @@ class Hit:
     # ...and, ranked with meaning, how much closer the query is to the memory's closest
     # sections than to the closest everyday requests (``meaning.apart``; None without meaning)
     apart: float | None = None
+    # the quoted phrases of a search that no entry held: the hit was found by their words
+    # instead (issue 36: quotes are words; ``search`` says so on stderr)
+    phrase_fallback: tuple[str, ...] = ()
 
     @property
     def citation(self) -> str:
@@ -314,6 +317,7 @@ class Hit:
             "status": self.status,
             "superseded_by": self.superseded_by.to_dict() if self.superseded_by else None,
             "trimmed": self.trimmed,
+            "phrase_fallback": list(self.phrase_fallback),
         }
 
 
