@@ -140,7 +140,8 @@ def where(hits: list[Hit], wanted: str) -> int | None:
 def names(history: Hit, entry: Hit) -> bool:
     """Whether a history hit lists ``entry``: its title or its id."""
     text = history.text.casefold()
-    return entry.heading.casefold() in text or (entry.record or entry.id) in text
+    title = re.sub(r"^\d{4}-\d{2}-\d{2} — ", "", entry.heading).casefold()
+    return title in text or (entry.record or entry.id) in text
 
 
 def judge(runs: list[tuple[str, list[Hit], str]]) -> None:
@@ -198,6 +199,38 @@ def test_a_successor_never_comes_before_better_matches(hour_old: Memory) -> None
     old = next(part for part in block if "Use Redis for carts" in part.split("\n")[0])
     assert "**Superseded** by Use Postgres for carts" in old
     assert "sessions already" not in old  # its body is not handed over as if it held
+
+
+def test_the_entry_a_question_names_comes_before_one_that_mentions_it(tmp_path: Path) -> None:
+    """Terse entries, as an agent writes them in a hurry: the learning whose title is the
+    question comes before the decision whose why mentions it, and the learning that names
+    "case-insensitive" before the decision on where the codes live."""
+    root = tmp_path / "memory"
+    init_tree(root)
+    clock = Clock(dt.datetime(2026, 12, 1, 9, 0, 0))
+    memory = Memory(root, author="", clock=clock, cache_dir=tmp_path / "cache")
+    memory.start_session("Build the checkout pricing", "checkout")
+    memory.decide("Use Redis for carts", why="we use it for sessions already.")
+    memory.decide("Use Decimal for all money", why="floats lose cents when prices are multiplied.")
+    memory.learn("Float multiply loses cents", "python", why="0.1 * 3 is 0.30000000000000004.")
+    memory.checkpoint("manual")
+    memory.decide("Discount codes live in a dict", why="a handful of codes, loaded at start.")
+    memory.learn(
+        "Discount codes are case-insensitive", "shop", why="customers type SPRING10 and spring10."
+    )
+    memory.checkpoint("manual")
+    memory.end_session("Checkout prices in Decimal.")
+    asked = {
+        "why do floats lose cents": "float-multiply-loses-cents",
+        "are discount codes case sensitive?": "discount-codes-are-case-insensitive",
+    }
+    for question, wanted in asked.items():
+        for hits in (
+            memory.search(question, lexical=False),
+            memory.search(question, lexical=True),
+            list(memory.recall(question).hits),
+        ):
+            assert where(hits, wanted) == 0, (question, [h.id for h in hits])
 
 
 # ---- quotes are words -------------------------------------------------------------------

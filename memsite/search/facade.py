@@ -68,7 +68,8 @@ class SearchFacade:
         current: bool = False,
         **filters: Any,
     ) -> list[Any]:
-        from .history import fold_history, successors_first
+        from .history import fold_history, named_first, successors_first
+        from .index.documents import ANALYZER
         from .payloads.hits import build_hits
         from .query import make_filters, parse_query, require_something, unquoted
         from .supersession import Chains, settle
@@ -92,8 +93,15 @@ class SearchFacade:
             self.root, index.folder.parent / f"{index.folder.name}.chains.json"
         )
         settled = settle(hits, self._chains.current(), limit, current)
-        # a session's history never before an entry it lists, a successor never after the
-        # entry it replaced (issue 36)
+
+        def words(text: str) -> set[str]:
+            return {token.text for token in ANALYZER(text)}
+
+        # the entry a query names first among near ties, a session's history never before
+        # an entry it lists, a successor never after the entry it replaced (issue 36)
+        settled = named_first(
+            settled, words(unquoted(parsed.words + " " + " ".join(parsed.phrases))), words
+        )
         return successors_first(fold_history(settled))
 
     def recall(self, prompt: str, budget: int = 1500, limit: int = 8, lexical: bool = False) -> Any:
