@@ -243,6 +243,28 @@ def test_recall_of_a_quoted_phrase_no_entry_holds_returns_the_answer(hour_old: M
     assert where(list(recalled.hits), "half-even-rounding-needs-quantize") is not None
 
 
+def test_recall_weighs_a_quoted_phrase_and_never_filters_by_it(hour_old: Memory) -> None:
+    """The entries holding the phrase come first; those holding only the question's other
+    words still come (without quotes, the carts decisions lead)."""
+    texts = [
+        h.text.casefold()
+        for h in hour_old.recall('what did we decide about "cents" and carts').hits
+    ]
+    assert "cents" in texts[0] and "cents" in texts[1]
+    assert any("carts" in text and "cents" not in text for text in texts)
+    plain = hour_old.recall("what did we decide about cents and carts").hits
+    assert "cents" not in plain[0].text.casefold()
+
+
+def test_the_day_log_line_of_a_decision_never_answers_for_it(hour_old: Memory) -> None:
+    """Every decide writes a line in the day log with the decision's id and title: "what did
+    we decide about ..." matched those lines before the decision itself."""
+    recalled = hour_old.recall("what did we decide about sessions already")
+    assert [h.kind for h in recalled.hits] == ["decision", "decision"]
+    hits = hour_old.search("what did we decide about sessions already")
+    assert hits[0].id == DAY + "use-redis-for-carts"  # the only entry that says it
+
+
 def test_search_of_a_phrase_no_entry_holds_falls_back_to_its_words(hour_old: Memory) -> None:
     runner = CliRunner()
     args = ["--root", str(hour_old.root), "search", '"postgres carts table"', "--lexical"]

@@ -111,11 +111,14 @@ class SearchFacade:
         prompt, budget, limit = clean(prompt), _budget(budget), _limit(limit)
         from .payloads.floor import covered_enough, relevant_enough
         from .query import parse_query, unquoted
+        from .ranking import those_first
         from .supersession import Chains, with_successors
 
         # quotes are words in recall, never a filter (issue 36): a phrase typed from memory
-        # that no entry holds verbatim still finds the entries with its words
-        prompt = unquoted(prompt)
+        # that no entry holds verbatim still finds the entries with its words, and the
+        # entries that hold it come first
+        phrases = parse_query(prompt).phrases
+        quoted, prompt = prompt, unquoted(prompt)
 
         # an empty prompt recalls nothing, quietly: hooks pass every prompt (issue 13)
         blank = parse_query(prompt).blank
@@ -129,6 +132,9 @@ class SearchFacade:
             hits = self.search(prompt, limit=asked, lexical=False)
         if not relevant_enough(hits):
             hits = []
+        if phrases and hits:
+            held = self.search(quoted, limit=asked, lexical=True)
+            hits = those_first(hits, (h.id for h in held if not h.phrase_fallback))
         hits = with_one_checkpoint(self.root, prompt, hits, limit)
         # a superseded decision never comes alone: the one that holds comes first
         self._chains = self._chains or Chains(self.root)

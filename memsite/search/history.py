@@ -1,7 +1,7 @@
 """A session's history ranks as what it is (issue 36): bookkeeping, not an answer.
 
-Checkpoints, session records (``session end``, ``session archived``) and progress and
-pending lines are written by memory itself as an agent works, and each lists the session's
+Checkpoints, session records (``session end``, ``session archived``), progress and
+pending lines, and the day log's line for each decision and learning are written by memory itself as an agent works, and each lists the session's
 decision titles, files and results: the more an agent works, the more of them compete with
 the entries people look for. In ``search`` none comes before a decision, learning or note
 it lists (it is folded right below the last such entry among the hits); ``recall`` holds
@@ -21,10 +21,21 @@ from collections.abc import Callable, Sequence
 
 from .ranking import NEAR_TIE, Hit
 
-# the actions of the warm log's bookkeeping (``store/session``): what a session did, not
-# what it decided or learned
+# the actions of the warm log's bookkeeping (``store/session``, ``store/journal``): what a
+# session did, not what it decided or learned; "decision" and "learning" are the lines the
+# journal writes in the day log for each decide and learn, the entry's id and title (which
+# "what did we decide about ..." matched before the decision itself)
 HISTORY = frozenset(
-    {"checkpoint", "session end", "session archived", "progress", "pending done", "pending"}
+    {
+        "checkpoint",
+        "session end",
+        "session archived",
+        "progress",
+        "pending done",
+        "pending",
+        "decision",
+        "learning",
+    }
 )
 # a title holding this share of a query's words names the entry among near ties. Measured
 # (docs/benchmarks.md): ordering every near tie by the share its title holds cost the
@@ -79,7 +90,24 @@ def fold_history(hits: Sequence[Hit]) -> list[Hit]:
         for i in range(last + 1, len(out)):  # keep the scores in order below it
             if out[i].score > out[i - 1].score:
                 out[i] = dataclasses.replace(out[i], score=out[i - 1].score)
-    return out
+    return _entries_first_among_ties(out)
+
+
+def _entries_first_among_ties(hits: list[Hit]) -> list[Hit]:
+    """Within each run of near-tied scores, the hits that are not history first: a day
+    log's line for a decision ties with the decision on "what did we decide", having
+    nothing else to match; the scores are handed on in the new order."""
+    out: list[Hit] = []
+    start = 0
+    while start < len(hits):
+        top = hits[start].score
+        end = start + 1
+        while end < len(hits) and top - hits[end].score <= NEAR_TIE * max(top, 1e-9):
+            end += 1
+        out += sorted(hits[start:end], key=is_history)
+        start = end
+    scores = [h.score for h in hits]
+    return [dataclasses.replace(h, score=score) for h, score in zip(out, scores, strict=True)]
 
 
 def successors_first(hits: Sequence[Hit]) -> list[Hit]:

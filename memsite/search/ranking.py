@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
@@ -350,6 +350,16 @@ def record_hit(sections: Iterable[Chunk]) -> Hit:
     """A hit holding a whole record: its sections in file order, cited at the first."""
     ordered = tuple(sorted(sections, key=lambda c: c.position))
     return span_hit(Span(ordered, ordered[0], 0.0))
+
+
+def those_first(hits: Sequence[Hit], wanted: Iterable[str]) -> list[Hit]:
+    """``hits`` with those whose id is ``wanted`` first, each group in its order, the scores
+    handed on in the new order (so that no later tie rule undoes it): recall weighs a quoted
+    phrase this way, the entries holding it before those holding only its words (issue 36)."""
+    keep = set(wanted)
+    ordered = [h for h in hits if h.id in keep] + [h for h in hits if h.id not in keep]
+    scores = sorted((h.score for h in hits), reverse=True)
+    return [replace(h, score=score) for h, score in zip(ordered, scores, strict=True)]
 
 
 def newest_first_among_ties(hits: Sequence[Hit], tolerance: float = NEAR_TIE) -> list[Hit]:
