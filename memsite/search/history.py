@@ -97,6 +97,13 @@ def _entries_first_among_ties(hits: list[Hit]) -> list[Hit]:
     """Within each run of near-tied scores, the hits that are not history first: a day
     log's line for a decision ties with the decision on "what did we decide", having
     nothing else to match; the scores are handed on in the new order."""
+    return _within_ties(hits, is_history)
+
+
+def _within_ties(hits: Sequence[Hit], key: Callable[[Hit], float]) -> list[Hit]:
+    """``hits`` sorted by ``key`` (stably) within each run of near-tied scores (within
+    :data:`NEAR_TIE` of the run's top), the scores handed on in the new order (so that no
+    later tie rule undoes it)."""
     out: list[Hit] = []
     start = 0
     while start < len(hits):
@@ -104,7 +111,7 @@ def _entries_first_among_ties(hits: list[Hit]) -> list[Hit]:
         end = start + 1
         while end < len(hits) and top - hits[end].score <= NEAR_TIE * max(top, 1e-9):
             end += 1
-        out += sorted(hits[start:end], key=is_history)
+        out += sorted(hits[start:end], key=key)
         start = end
     scores = [h.score for h in hits]
     return [dataclasses.replace(h, score=score) for h, score in zip(out, scores, strict=True)]
@@ -147,16 +154,7 @@ def named_first(
     }
     whole = [h for h in hits if len(asked) > 1 and shares[h.id] == 1.0]
     ordered = whole + [h for h in hits if h not in whole]
-    out: list[Hit] = []
-    start = 0
-    while start < len(ordered):
-        top = ordered[start].score
-        end = start + 1
-        while end < len(ordered) and top - ordered[end].score <= NEAR_TIE * max(top, 1e-9):
-            end += 1
-        out += sorted(
-            ordered[start:end], key=lambda h: -(shares[h.id] if shares[h.id] >= NAMED else 0.0)
-        )
-        start = end
+    # handed on in score order first: the titles holding the whole query lead
     scores = sorted((h.score for h in hits), reverse=True)
-    return [dataclasses.replace(h, score=score) for h, score in zip(out, scores, strict=True)]
+    ordered = [dataclasses.replace(h, score=v) for h, v in zip(ordered, scores, strict=True)]
+    return _within_ties(ordered, lambda h: -(shares[h.id] if shares[h.id] >= NAMED else 0.0))
