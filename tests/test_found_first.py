@@ -24,8 +24,6 @@ from memsite.cli import cli
 from memsite.search.ranking import Hit
 from memsite.store.tree import init_tree
 
-pytest.importorskip("numpy")  # the hybrid cases rank with the offline model too
-
 DAY = "2026-12-01-"
 HISTORY = ("checkpoint", "session end", "session archived", "progress", "pending")
 
