@@ -142,8 +142,10 @@ class Memory:
         when superseded, ``superseded_by`` (the newest entry of its chain); among near-tied
         scores current entries rank first, and ``current=True`` leaves superseded ones out.
 
-        Quoted phrases must occur; ``kind:``, ``tier:``, ``category:``, ``tag:``, ``date:``,
-        ``since:``, ``until:`` and ``path:`` in the query filter like the keyword arguments.
+        Quoted phrases must occur; when no entry holds one, its words are searched instead
+        and each hit's ``phrase_fallback`` names the phrases (issue 36). ``kind:``,
+        ``tier:``, ``category:``, ``tag:``, ``date:``, ``since:``, ``until:`` and ``path:``
+        in the query filter like the keyword arguments.
         With the ``semantic`` extra installed the ranking also weighs meaning (issue 6);
         ``lexical=True`` ranks by words alone.
         """

@@ -115,9 +115,15 @@ def test_the_persona_is_never_returned(mem: Memory) -> None:
     assert mem.recall("do I like zebrafish?").hits == ()
 
 
-def test_quoted_phrases_must_occur(mem: Memory) -> None:
-    assert [h.path for h in mem.search('"partial index"')] == ["notes/adr-7.md"]
-    assert mem.search('"index partial"') == []
+def test_quoted_phrases_must_occur_when_an_entry_holds_them(mem: Memory) -> None:
+    held = mem.search('"partial index"')
+    assert [h.path for h in held] == ["notes/adr-7.md"]
+    assert held[0].phrase_fallback == ()
+    # no entry holds this one: its words answer, and each hit says so (issue 36)
+    loose = mem.search('"index partial"')
+    assert loose[0].path == "notes/adr-7.md"
+    assert {h.phrase_fallback for h in loose} == {("index partial",)}
+    assert mem.search('"zebrafish kumquats"') == []
 
 
 def test_field_filters_in_the_query_and_as_arguments(mem: Memory) -> None:

@@ -158,7 +158,10 @@ class MemoryTools:
         self,
         query: Annotated[
             str,
-            Field(description='Words or a question; "quoted phrases" must occur; tag:x filters.'),
+            Field(
+                description='Words or a question; "quoted phrases" must occur (when none '
+                "holds one, its words are searched: phrase_fallback); tag:x filters."
+            ),
         ],
         limit: Limit = 10,
         kind: Literal["decision", "learning", "activity", "note"] | None = None,

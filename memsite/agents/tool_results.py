@@ -68,7 +68,10 @@ class Hit(TypedDict):
 
 
 class Hits(TypedDict):
+    """The hits; ``phrase_fallback``: the quoted phrases no entry held, searched as words."""
+
     hits: list[Hit]
+    phrase_fallback: NotRequired[list[str]]
 
 
 class Governing(Hit):
@@ -263,7 +266,9 @@ def listed(hits: Sequence[Found], full: bool) -> CallToolResult:
     """Search hits: their compact markdown (``render_listing``) the text block, each hit a
     reference in the structured content (with ``full``, whole)."""
     found = [hit.to_dict() for hit in hits]
-    data = {"hits": found if full else [_reference(hit) for hit in found]}
+    data: dict[str, Any] = {"hits": found if full else [_reference(hit) for hit in found]}
+    if hits and hits[0].phrase_fallback:
+        data["phrase_fallback"] = list(hits[0].phrase_fallback)
     return _result(render_listing(hits), _shaped(Hits, data))
 
 

@@ -114,6 +114,10 @@ def search(
     if query is None:
         raise click.UsageError("Missing argument 'QUERY' (or give --recurring).")
     hits = _memory(ctx).search(query, **options)
+    from ..search.payloads.listing import fallback_line
+
+    if said := fallback_line(hits):  # quotes are words (issue 36): exit 0, said on stderr
+        click.echo(said, err=True)
     if as_json:
         _dump([hit.to_dict() for hit in hits])
     elif not hits:

@@ -68,8 +68,10 @@ class SearchFacade:
         current: bool = False,
         **filters: Any,
     ) -> list[Any]:
+        from .history import fold_history, named_first, successors_first
+        from .index.documents import ANALYZER
         from .payloads.hits import build_hits
-        from .query import make_filters, parse_query, require_something
+        from .query import make_filters, parse_query, require_something, unquoted
         from .supersession import Chains, settle
 
         # a query is text, whatever bytes it came from: a lone surrogate or a NUL never
@@ -92,10 +94,26 @@ class SearchFacade:
         asked = limit * 2 + 5 if current else limit
         index = self._index()
         hits = build_hits(index.search(parsed, asked, narrow, lexical=lexical), self.root)
+        if parsed.phrases and not hits:
+            # a phrase no entry holds: its words, said so (issue 36: quotes are words); the
+            # filters stay as parsed (a governs: filter's entries included)
+            loose = dataclasses.replace(parse_query(unquoted(query)), filters=parsed.filters)
+            found = build_hits(index.search(loose, asked, narrow, lexical=lexical), self.root)
+            hits = [dataclasses.replace(h, phrase_fallback=parsed.phrases) for h in found]
         self._chains = self._chains or Chains(
             self.root, index.folder.parent / f"{index.folder.name}.chains.json"
         )
-        return settle(hits, self._chains.current(), limit, current)
+        settled = settle(hits, self._chains.current(), limit, current)
+
+        def words(text: str) -> set[str]:
+            return {token.text for token in ANALYZER(text)}
+
+        # the entry a query names first among near ties, a session's history never before
+        # an entry it lists, a successor never after the entry it replaced (issue 36)
+        settled = named_first(
+            settled, words(unquoted(parsed.words + " " + " ".join(parsed.phrases))), words
+        )
+        return successors_first(fold_history(settled))
 
     def recall(self, prompt: str, budget: int = 1500, limit: int = 8, lexical: bool = False) -> Any:
         from .payloads.recall import fit_recall, site_url
@@ -103,8 +121,15 @@ class SearchFacade:
 
         prompt, budget, limit = clean(prompt), _budget(budget), _limit(limit)
         from .payloads.floor import covered_enough, relevant_enough
-        from .query import parse_query
+        from .query import parse_query, unquoted
+        from .ranking import those_first
         from .supersession import Chains, with_successors
+
+        # quotes are words in recall, never a filter (issue 36): a phrase typed from memory
+        # that no entry holds verbatim still finds the entries with its words, and the
+        # entries that hold it come first
+        phrases = parse_query(prompt).phrases
+        quoted, prompt = prompt, unquoted(prompt)
 
         # an empty prompt recalls nothing, quietly: hooks pass every prompt (issue 13)
         blank = parse_query(prompt).blank
@@ -118,6 +143,9 @@ class SearchFacade:
             hits = self.search(prompt, limit=asked, lexical=False)
         if not relevant_enough(hits):
             hits = []
+        if phrases and hits:
+            held = self.search(quoted, limit=asked, lexical=True)
+            hits = those_first(hits, (h.id for h in held if not h.phrase_fallback))
         hits = with_one_checkpoint(self.root, prompt, hits, limit)
         # a superseded decision never comes alone: the one that holds comes first
         self._chains = self._chains or Chains(self.root)

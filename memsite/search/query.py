@@ -141,6 +141,18 @@ def parse_query(text: str) -> Query:
     return Query(" ".join(words.split()), phrases, filters)
 
 
+def unquoted(text: str) -> str:
+    """``text`` with its quoted phrases made words (issue 36: quotes are words in recall,
+    and in a search whose phrase no entry holds); a filter's quoted value stays as it is."""
+    kept = [(m.start(), m.end()) for m in _FILTER.finditer(text)]
+    out, at = [], 0
+    for start, end in [*kept, (len(text), len(text))]:
+        out.append(_PHRASE.sub(lambda m: f" {m.group(1)} ", text[at:start]).replace('"', " "))
+        out.append(text[start:end])
+        at = end
+    return "".join(out)
+
+
 def require_something(query: Query, filters: Filters, text: str) -> Query:
     """``query``, unless it and ``filters`` ask for nothing at all (``EmptyQuery``)."""
     if query.blank and not filters:

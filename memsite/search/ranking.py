@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
@@ -289,6 +289,9 @@ class Hit:
     # ...and, ranked with meaning, how much closer the query is to the memory's closest
     # sections than to the closest everyday requests (``meaning.apart``; None without meaning)
     apart: float | None = None
+    # the quoted phrases of a search that no entry held: the hit was found by their words
+    # instead (issue 36: quotes are words; ``search`` says so on stderr)
+    phrase_fallback: tuple[str, ...] = ()
 
     @property
     def citation(self) -> str:
@@ -317,6 +320,7 @@ class Hit:
             "status": self.status,
             "superseded_by": self.superseded_by.to_dict() if self.superseded_by else None,
             "trimmed": self.trimmed,
+            "phrase_fallback": list(self.phrase_fallback),
         }
 
 
@@ -349,6 +353,16 @@ def record_hit(sections: Iterable[Chunk]) -> Hit:
     """A hit holding a whole record: its sections in file order, cited at the first."""
     ordered = tuple(sorted(sections, key=lambda c: c.position))
     return span_hit(Span(ordered, ordered[0], 0.0))
+
+
+def those_first(hits: Sequence[Hit], wanted: Iterable[str]) -> list[Hit]:
+    """``hits`` with those whose id is ``wanted`` first, each group in its order, the scores
+    handed on in the new order (so that no later tie rule undoes it): recall weighs a quoted
+    phrase this way, the entries holding it before those holding only its words (issue 36)."""
+    keep = set(wanted)
+    ordered = [h for h in hits if h.id in keep] + [h for h in hits if h.id not in keep]
+    scores = sorted((h.score for h in hits), reverse=True)
+    return [replace(h, score=score) for h, score in zip(ordered, scores, strict=True)]
 
 
 def newest_first_among_ties(hits: Sequence[Hit], tolerance: float = NEAR_TIE) -> list[Hit]:

@@ -15,12 +15,24 @@ from ..ranking import Hit
 from .recall import dated, status_line
 
 
+def fallback_line(hits: Sequence[Hit]) -> str:
+    """What a search whose quoted phrases no entry holds says (issue 36: quotes are words,
+    it showed the entries with their words instead); '' for any other search."""
+    if not hits or not hits[0].phrase_fallback:
+        return ""
+    phrases = ", ".join(f'"{phrase}"' for phrase in hits[0].phrase_fallback)
+    return f"no entry holds the phrase {phrases}; showing entries with its words"
+
+
 def render_listing(hits: Sequence[Hit]) -> str:
-    """The hits in rank order, each as ``### date · breadcrumb``, its citation and snippet."""
+    """The hits in rank order, each as ``### date · breadcrumb``, its citation and snippet
+    (after the line saying a quoted phrase was searched as words, when it was)."""
     if not hits:
         return "No memory matches.\n"
     count = len(hits)
     parts = [f"## Search results ({count} hit{'s' if count != 1 else ''})\n"]
+    if said := fallback_line(hits):
+        parts.append(f"\n_{said[0].upper()}{said[1:]}._\n")
     for hit in hits:
         snippet = " ".join(hit.snippet.split())
         parts.append(

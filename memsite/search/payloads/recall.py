@@ -94,6 +94,18 @@ def render_hit(hit: Hit, base: str | None) -> str:
     return f"### {dated(hit)}\n{status_line(hit)}Source: {citation(hit, base)}\n\n{body}\n"
 
 
+def render_superseded(hit: Hit, base: str | None) -> str:
+    """A superseded hit in recall (issue 36): one line saying what replaced it, with its
+    citation, never its body: an agent acts on what it is handed, and what holds is given
+    beside it."""
+    return f"### {dated(hit)}\n{status_line(hit).rstrip()} Source: {citation(hit, base)}\n"
+
+
+def superseded(hit: Hit) -> bool:
+    """A decision or learning another one replaced (a record's own status included)."""
+    return hit.superseded_by is not None or hit.status == "superseded"
+
+
 def dated(hit: Hit) -> str:
     """A hit's heading: its date and breadcrumb, the date once (a day log's breadcrumb
     starts with its day, issue 25)."""
@@ -146,7 +158,7 @@ def fit_recall(
     ordered = newest_first_among_ties(hits)
     if not ordered:
         return Recalled((), 0, budget, 0, "")
-    blocks = [render_hit(hit, base) for hit in ordered]
+    blocks = [(render_superseded if superseded(h) else render_hit)(h, base) for h in ordered]
     needed = estimate_tokens(_assemble(blocks, 0, budget, 0))
     read = neighbours.reader(root) if root is not None else None
     bare = [

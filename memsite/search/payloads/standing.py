@@ -17,6 +17,7 @@ from ...errors import MemsiteError
 from ...store import storage
 from ...store.session import checkpoints, hot
 from ..chunks import chunk_file
+from ..history import is_history
 from ..ranking import Hit, Span, span_hit
 
 ROOM = 5  # how many more hits recall asks the search for: the checkpoints it leaves out
@@ -49,11 +50,14 @@ def is_checkpoint(hit: Hit) -> bool:
 
 
 def with_one_checkpoint(root: Path, prompt: str, hits: Sequence[Hit], limit: int) -> list[Hit]:
-    """The best ``limit`` hits that are not checkpoints; for a question about where the work
-    stands, the newest checkpoint (the live session's, else the last one logged) leads them
-    in place of the last, scored as the best, whether the search found it or not."""
-    answers = [hit for hit in hits if not is_checkpoint(hit)]
-    newest = newest_checkpoint(root) if asks_where_work_stands(prompt) else None
+    """The best ``limit`` hits that are not a session's history (checkpoints, session
+    records, progress and pending lines: issue 36); for a question about where the work
+    stands, the hits that are not checkpoints, led by the newest checkpoint (the live
+    session's, else the last one logged) in place of the last, scored as the best, whether
+    the search found it or not."""
+    standing = asks_where_work_stands(prompt)
+    answers = [hit for hit in hits if not (is_checkpoint(hit) if standing else is_history(hit))]
+    newest = newest_checkpoint(root) if standing else None
     if newest is None:
         return answers[:limit]
     top = max((hit.score for hit in answers), default=1.0)
