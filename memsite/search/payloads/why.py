@@ -217,7 +217,8 @@ def _mentions(search: Search, wanted: str) -> list[Hit]:
     if not any(char.isalnum() for char in phrase):
         return []
     hits = search(f'"{phrase}"', limit=MENTIONS * 2, lexical=True)
-    return [hit for hit in hits if wanted in hit.text]
+    # an activity's text no longer repeats its heading (issue 39.5): its action may name it
+    return [hit for hit in hits if wanted in hit.text or wanted in hit.heading]
 
 
 def render_item(item: Governing, base: str | None) -> str:
