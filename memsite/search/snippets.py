@@ -78,10 +78,15 @@ def sentence_start(text: str, start: int, end: int) -> int:
     "**Why:**" it stood under (issue 39.5)."""
     if start <= 0:
         return 0
-    if end <= SNIPPET_CHARS:
-        return 0
-    lowest = end - SNIPPET_CHARS
+    if any(m.end() == start for m in _SENTENCE.finditer(text, max(0, start - 2), start + 1)):
+        return start  # it starts one already (a field's label): nothing to take back
+    if any(first < start < last and last - first > SHORT_MARKUP for first, last, _, _ in
+           markup_spans(text)):  # fmt: skip
+        return start  # inside a long code span: its own text, not a sentence of the entry
+    lowest = max(0, end - SNIPPET_CHARS)
     found = [m.end() for m in _SENTENCE.finditer(text, lowest, start + 1) if m.end() <= start]
+    if lowest == 0:
+        found.append(0)  # the text's own start is a sentence's
     return max(found) if found else start
 
 
