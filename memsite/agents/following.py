@@ -7,7 +7,7 @@ without a model (issue 23). Called by ``hooks.answer`` for each event; every wri
   until then "Claude Code session <id>"); with a live one that no other agent session is in,
   it joins it; beside a session another one is in, it starts its own (``hot/sessions/``), so
   two agents never write into one record. A live session untouched for longer than a day
-  (:data:`STALE`) is stale: it is archived, never joined, so a session whose end was never
+  (``hot.STALE``) is stale: it is archived, never joined, so a session whose end was never
   seen (a killed CLI) ends the day after (issue 37). ``resume``, ``compact`` and ``clear``
   continue the session of that ``session_id``; ``fork`` starts a session that names its
   parent.
@@ -32,7 +32,6 @@ from ..store.redact import redact
 from ..store.session import capture, harness, hot
 
 PROMPT_CHARS = 120  # a task named by a prompt keeps its first line, this long at most
-STALE = dt.timedelta(days=1)  # a live session untouched this long is archived, never joined
 
 
 def file_of(memory: Memory, sid: str) -> str | None:
@@ -95,12 +94,12 @@ def _on_start(memory: Memory, sid: str, source: str) -> None:
 
 
 def _archive_stale(memory: Memory, now: dt.datetime) -> None:
-    """End every live session untouched for longer than :data:`STALE`: its agent is gone (a
+    """End every live session untouched for longer than ``hot.STALE``: its agent is gone (a
     killed CLI, a run whose end never fired) or a person left it; either way no new session
     should write into it, and its pending actions carry over as at any end."""
     for rel, context in memory.live_sessions():
-        updated = _when(context.updated)
-        if updated is None or now - updated <= STALE:
+        updated = hot.last_touched(context)
+        if updated is None or now - updated <= hot.STALE:
             continue
         with hot.using(rel):
             memory.end_session(
@@ -108,13 +107,6 @@ def _archive_stale(memory: Memory, now: dt.datetime) -> None:
                 "day, and no end was seen.",
                 at=now,
             )
-
-
-def _when(text: str) -> dt.datetime | None:
-    try:
-        return dt.datetime.fromisoformat(text).replace(tzinfo=None)
-    except (TypeError, ValueError):
-        return None
 
 
 def beside(memory: Memory, sid: str) -> str:

@@ -20,6 +20,7 @@ from ..search.notices import recurring
 from ..search.supersession import supersession
 from ..store.format import classify
 from ..store.model import Entry
+from ..store.session import hot
 from ..store.session.checkpoints import is_checkpoint
 from . import charts, indexes, sessions
 from .code import code_page
@@ -31,8 +32,6 @@ from .material import (
 )
 from .page import Page, PageBuilder
 from .render import Renderer, anchor, counted
-
-STALE_AFTER = dt.timedelta(hours=24)
 
 
 @dataclass(frozen=True)
@@ -128,14 +127,9 @@ def _home(
     tree, now = builder.tree, builder.now
     context = tree.context
     stale = None
-    if context is not None:
-        try:
-            updated = dt.datetime.fromisoformat(context.updated)
-            updated = updated.astimezone().replace(tzinfo=None) if updated.tzinfo else updated
-            if now - updated > STALE_AFTER:
-                stale = max((now.date() - updated.date()).days, 1)
-        except ValueError:
-            updated = None
+    updated = hot.last_touched(context) if context is not None else None
+    if updated is not None and now - updated > hot.STALE:
+        stale = max((now.date() - updated.date()).days, 1)
     archives = _sessions(activities)
     last_session = archives[-1] if archives else None
     marks = sessions.by_session(activities)

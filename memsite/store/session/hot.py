@@ -75,6 +75,20 @@ def live_contexts(root: Path) -> list[tuple[str, HotContext]]:
     return found
 
 
+# A live session untouched this long is stale: the site says so, and no new agent session
+# joins it (the next SessionStart archives it, issue 37).
+STALE = dt.timedelta(hours=24)
+
+
+def last_touched(context: HotContext) -> dt.datetime | None:
+    """When ``context`` was last updated, as a naive local time (None when it does not say)."""
+    try:
+        updated = dt.datetime.fromisoformat(context.updated)
+    except (TypeError, ValueError):
+        return None
+    return updated.astimezone().replace(tzinfo=None) if updated.tzinfo else updated
+
+
 # A live session is a task, a step and a few lists; megabytes of it are damage, not state.
 MAX_CONTEXT = 4 * 1024 * 1024
 
