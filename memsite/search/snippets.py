@@ -49,8 +49,8 @@ def clip(text: str, start: int, end: int, marks: Sequence[tuple[int, int]] = ())
     (a code block flattened to one line) the cut stays and the markup's delimiter that lost
     its partner is dropped, so what is shown is its text.
     """
-    start = sentence_start(text, start, end)
     spans = markup_spans(text)
+    start = _sentence_start(text, start, end, spans)
     dropped: set[tuple[int, int]] = set()
     start, end = _outside(text, start, end, spans, marks, dropped)
     start, end = _at_space(text, start, -1), _at_space(text, end, 1)
@@ -72,7 +72,9 @@ def clip(text: str, start: int, end: int, marks: Sequence[tuple[int, int]] = ())
     return " ".join("".join(shown).split())
 
 
-def sentence_start(text: str, start: int, end: int) -> int:
+def _sentence_start(
+    text: str, start: int, end: int, spans: Sequence[tuple[int, int, int, int]]
+) -> int:
     """``start`` moved back to where its sentence (or field) starts when the window up to
     ``end`` still holds :data:`SNIPPET_CHARS`: a snippet read "floats lose cents" without the
     "**Why:**" it stood under (issue 39.5)."""
@@ -80,8 +82,7 @@ def sentence_start(text: str, start: int, end: int) -> int:
         return 0
     if any(m.end() == start for m in _SENTENCE.finditer(text, max(0, start - 2), start + 1)):
         return start  # it starts one already (a field's label): nothing to take back
-    if any(first < start < last and last - first > SHORT_MARKUP for first, last, _, _ in
-           markup_spans(text)):  # fmt: skip
+    if any(first < start < last and last - first > SHORT_MARKUP for first, last, _, _ in spans):
         return start  # inside a long code span: its own text, not a sentence of the entry
     lowest = max(0, end - SNIPPET_CHARS)
     found = [m.end() for m in _SENTENCE.finditer(text, lowest, start + 1) if m.end() <= start]
