@@ -183,8 +183,9 @@ def answer(
         # a second Claude Code session beside the first has a live session of its own
         with hot.using(following.file_of(memory, sid)):
             return _answer(
-                name, event, memory, sid, edited, prime_budget, recall_budget, lexical, started
-            )
+                name, event, memory, sid, edited, prime_budget, recall_budget, lexical,
+                started if started is not None else [],
+            )  # fmt: skip
 
 
 def _answer(
@@ -196,10 +197,10 @@ def _answer(
     prime_budget: int,
     recall_budget: int,
     lexical: bool,
-    started: list[bool] | None = None,
+    started: list[bool],
 ) -> str:
-    """What to print for one event, inside the live session of Claude Code's ``sid``."""
-    started = started if started is not None else []
+    """What to print for one event, inside the live session of Claude Code's ``sid``;
+    ``started`` hears whether a warm process was started."""
     if edited is not None:
         found = memory.before_edit(edited, budget=recall_budget)
         return _context(name, found.markdown) if found is not None else ""
