@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ...errors import InvalidInput
 from .. import code, config, storage
-from .listing import TABLE
+from .walk import TABLE
 
 
 def folder_setting(tree: Path, folder: Path) -> str:
