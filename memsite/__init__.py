@@ -10,8 +10,8 @@ from .errors import (
     UnsafePath,
     WriteFailed,
 )
-from .memory import Memory, SessionStart
-from .store.model import Entry, HotContext
+from .memory import Memory
+from .store.model import Entry, HotContext, SessionStart
 
 __version__ = "0.1.0"
 

@@ -293,7 +293,7 @@ def test_check_overlaps_warns_of_two_current_answers_to_one_question(sample: Pat
 
 def test_mcp_decide_and_learn_results_carry_what_was_noticed(sample: Path) -> None:
     pytest.importorskip("mcp")
-    from memsite.agents.mcp_server import MemoryTools
+    from memsite.agents.tools import MemoryTools
 
     tools = MemoryTools(memory_of(sample))
     decided = tools.decide(title=SCRYPT[0], why=SCRYPT[1], paths=["services/auth/passwords.py"])

@@ -98,7 +98,7 @@ def test_a_glob_that_cannot_compile_is_refused_at_write(repo: Path, pattern: str
 
 def test_a_glob_that_cannot_compile_is_a_one_line_mcp_tool_error(repo: Path) -> None:
     pytest.importorskip("mcp")
-    from memsite.agents.mcp_server import MemoryTools
+    from memsite.agents.tools import MemoryTools
 
     tools = MemoryTools(Memory(repo / "memory", author=""))
     for tool, arguments in (("decide", {"why": "w"}), ("learn", {"category": "c"})):
@@ -160,7 +160,7 @@ def test_a_broken_glob_written_by_hand_is_reported_by_check_and_skipped_by_reade
     assert f"cold/decisions.md#{other}" in context and entry_id not in context
 
     pytest.importorskip("mcp")
-    from memsite.agents.mcp_server import MemoryTools
+    from memsite.agents.tools import MemoryTools
 
     answered = MemoryTools(Memory(sample, author="")).why(path="src/good.py")
     items = answered.structured_content["items"]

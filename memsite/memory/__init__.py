@@ -5,30 +5,27 @@ made when first asked: a write loads nothing of search/ but what it uses (issue 
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from .errors import CATEGORY, SEARCH_IDS, SUPERSEDES, WHY, NotFound
-from .store import inputs, tree
-from .store.dates import days_before, moment_of
-from .store.format import DECISIONS, LEARNINGS
-from .store.intake import Intake
-from .store.journal import Journal
-from .store.markup import slugify
-from .store.model import Entry, HotContext, SessionStart, Written
-from .store.notes import note_path, render_note, write_note
-from .store.session import SUMMARIZER_TIMEOUT, THRESHOLD, hot
+from ..errors import CATEGORY, SEARCH_IDS, SUPERSEDES, WHY, NotFound
+from ..store import inputs, tree
+from ..store.dates import days_before, moment_of
+from ..store.format import DECISIONS, LEARNINGS
+from ..store.intake import Intake
+from ..store.journal import Journal
+from ..store.model import Entry, HotContext, Written
+from ..store.notes import note_path, render_note, write_note
+from ..store.session import hot
+from .session import LiveSession, live_module
 
 if TYPE_CHECKING:
-    from .search.facade import SearchFacade
-    from .store.session.checkpoints import Checkpoint, Checkpointed
+    from ..search.facade import SearchFacade
 
 
-class Memory:
+class Memory(LiveSession):
     """A memory tree rooted at ``root`` (``./memory`` by convention).
 
     Writes take ``at=`` (a datetime, date or ISO-8601 string) to backfill history; without
@@ -87,7 +84,7 @@ class Memory:
     def get(self, ref: str) -> Any:
         """One entry by id, hit id or citation (``path#anchor``): a ``Found`` with its full
         markdown, ``status`` and ``superseded_by`` (issue 10)."""
-        from .search.lookup import find
+        from ..search.lookup import find
 
         tree.check_root(self.root)
         return find(self.root, ref)
@@ -111,7 +108,7 @@ class Memory:
     def _reader(self) -> SearchFacade:
         """The read side (``search/facade.py``), made on first use: a write never loads it."""
         if self._reading is None:
-            from .search.facade import SearchFacade
+            from ..search.facade import SearchFacade
 
             self._reading = SearchFacade(self.root, self.cache_dir, self._notice, self.on_progress)
         return self._reading
@@ -193,94 +190,6 @@ class Memory:
         """Recall@k and MRR@10 of this memory's search over a labelled JSON-lines file."""
         return self._reader.evaluate(queries, k, lexical)
 
-    def start_session(
-        self, task: str, session_id: str | None = None, *, at: object = None
-    ) -> SessionStart:
-        """Start a session; an unfinished one still in ``hot/`` is archived to warm first."""
-        task = self._intake.line(task, "task")
-        now = self._when(at)
-        sid = (
-            self._intake.line(session_id, "session id")
-            if session_id is not None
-            else (f"{now:%Y%m%d-%H%M%S}-{slugify(task, 32)}")
-        )
-        tree.check_root(self.root)
-        return _live().start(self._journal, sid, task, now, chosen=session_id is not None)
-
-    def end_session(
-        self, summary: str | None = None, *, drop_pending: bool = False, at: object = None
-    ) -> str:
-        """Archive the live session into the warm log and clear ``hot/``; returns the log id.
-
-        Its open pending actions carry over to the next session started in the tree, unless
-        ``drop_pending``."""
-        now = self._when(at)
-        summary = self._intake.text(summary, "summary")
-        tree.check_root(self.root)
-        return _live().end(self._journal, summary, now, drop_pending=drop_pending)
-
-    def retask(self, task: str, *, only_if: str | None = None, at: object = None) -> bool:
-        """Rename the live session's task (only while it is still ``only_if``)."""
-        task = self._intake.line(task, "task")
-        return _live().retask(self.root, task, self._when(at), only_if=only_if)
-
-    def touch(self, files: Iterable[str], *, at: object = None) -> bool:
-        """Add files to the live session's files without a log entry."""
-        names = [self._intake.line(name, "file") for name in files]
-        return _live().touch(self.root, names, self._when(at))
-
-    def progress(self, step: str, files: Iterable[str] = (), *, at: object = None) -> str:
-        """Record the current step (and files touched) in hot and in the warm log."""
-        step = self._intake.line(step, "step")
-        files = [self._intake.line(name, "file") for name in files]
-        now = self._when(at)
-        tree.check_root(self.root)
-        return _live().progress(self._journal, step, files, now)
-
-    def checkpoint(
-        self, trigger: str = "manual", summary: str | None = None, *,
-        summarizer: str | None = None, timeout: float = SUMMARIZER_TIMEOUT,
-        used: int | None = None, window: int | None = None, threshold: float = THRESHOLD,
-        tokens_before: int | None = None, tokens_after: int | None = None,
-        completes: bool = False, at: object = None,
-    ) -> Checkpointed:  # fmt: skip
-        """Record a checkpoint of the live session in the day's warm log (issue 11). Its
-        summary is ``summary``, else what the ``summarizer`` command prints for the session's
-        material, else one memsite extracts. With ``used`` and ``window`` nothing is written
-        below ``threshold``; ``completes`` delivers the summary of the latest checkpoint."""
-        from .store.session import checkpoints  # a checkpoint's: no other write loads it
-
-        gauge = None if used is None else checkpoints.fullness(used, window or 0, threshold)
-        text = self._intake.text(summary, "summary")
-        clean = functools.partial(self._intake.text, name="summary")
-        how = checkpoints.summary_of(text, summarizer, timeout, clean, self._notice)
-        now = self._when(at)
-        tree.check_root(self.root)
-        return checkpoints.take(
-            self._journal, trigger, how, now, gauge=gauge, tokens_before=tokens_before,
-            tokens_after=tokens_after, completes_latest=completes,
-        )  # fmt: skip
-
-    def latest_checkpoint(self) -> Checkpoint | None:
-        """The live session's newest checkpoint, or None."""
-        from .store.session import checkpoints
-
-        context = self.session()
-        return checkpoints.latest(self.root, context) if context else None
-
-    def pending_add(self, text: str, *, at: object = None) -> list[str]:
-        text = self._intake.line(text, "pending action")
-        now = self._when(at)
-        tree.check_root(self.root)
-        return _live().pending_add(self._journal, text, now)
-
-    def pending_done(self, text: str, *, at: object = None) -> list[str]:
-        """Mark a pending action done (exact text, or a unique part of it); it is logged to warm."""
-        text = self._intake.line(text, "pending action")
-        now = self._when(at)
-        tree.check_root(self.root)
-        return _live().pending_done(self._journal, text, now)
-
     def decide(
         self, title: str, why: str, risk: str | None = None, supersedes: str | None = None,
         tags: Iterable[str] = (), *, body: str | None = None, at: object = None,
@@ -298,11 +207,13 @@ class Memory:
         if supersedes is not None:
             fields["supersedes"] = self._intake.line(supersedes, SUPERSEDES)
         touched = (
-            _live().files_since_decision(self.root, self._notice) if paths_from_session else []
+            live_module().files_since_decision(self.root, self._notice)
+            if paths_from_session
+            else []
         )
         code = self._intake.code(self.root, paths, commit, touched)
         made = self._write_cold(DECISIONS, "decision", title, fields, tags, body, at, author, code)
-        from .search.notices import after_decision  # pure Python: no index, no model
+        from ..search.notices import after_decision  # pure Python: no index, no model
 
         return after_decision(self.root, made, title, fields, self._notice)
 
@@ -321,7 +232,7 @@ class Memory:
         if supersedes is not None:
             fields["supersedes"] = self._intake.line(supersedes, SUPERSEDES)
         code = self._intake.code(self.root, paths, commit)
-        from .search.notices import before_learning  # pure Python: no index, no model
+        from ..search.notices import before_learning  # pure Python: no index, no model
 
         repeats = before_learning(self.root, title, fields, tags, self._notice)
         made = self._write_cold(LEARNINGS, "learning", title, fields, tags, body, at, author, code)
@@ -406,10 +317,3 @@ class Memory:
         now = self._when(at)
         tree.check_root(self.root)
         return journal.write_cold(rel, kind, title, fields, body, now, author)
-
-
-def _live() -> ModuleType:
-    """The live session's module, loaded by the methods that change the session (issue 35)."""
-    from .store.session import live
-
-    return live
