@@ -1,4 +1,4 @@
-"""Claude Code's sessions followed by memsite's live session, and its tool calls recorded
+"""An agent CLI's sessions (Claude Code's, or another's through ``harnesses/``) followed by memsite's live session, and its tool calls recorded
 without a model (issue 23). Called by ``hooks.answer`` for each event; every write is a
 ``Memory`` call, and the bookkeeping of which session is whose lives in
 ``store/session/harness.py``.
@@ -42,14 +42,15 @@ def file_of(memory: Memory, sid: str) -> str | None:
     return rel if isinstance(rel, str) and rel.startswith(hot.SESSIONS + "/") else None
 
 
-def on_start(memory: Memory, sid: str, source: str) -> None:
-    """Start, join or continue the live session for Claude Code's session ``sid``; two
-    sessions starting at once decide one after the other."""
+def on_start(memory: Memory, sid: str, source: str, title: str = "Claude Code") -> None:
+    """Start, join or continue the live session for the agent session ``sid`` of the CLI
+    ``title``; two sessions starting at once decide one after the other."""
     with harness.starting(memory.root):
-        _on_start(memory, sid, source)
+        _on_start(memory, sid, source, f"{title} session {sid[:8]}")
 
 
-def _on_start(memory: Memory, sid: str, source: str) -> None:
+def _on_start(memory: Memory, sid: str, source: str, placeholder: str) -> None:
+    """``on_start``; ``placeholder`` is the task until the session's first prompt names it."""
     now = memory.clock()
     _archive_stale(memory, now)
     state = _load(memory)
@@ -58,14 +59,14 @@ def _on_start(memory: Memory, sid: str, source: str) -> None:
     if own is not None:
         with hot.using(own):
             if memory.session() is None:  # its session ended: a resume starts it again
-                _start(memory, sid, f"{harness.PLACEHOLDER}{sid[:8]}", own)
+                _start(memory, sid, placeholder, own)
         return
     context = memory.session()
     if context is not None and known and known.get("session") == context.session_id:
         return  # resume, compact, clear: the same session goes on
     if context is None and known and known.get("ended") and source != "startup":
         # a resumed session whose memsite session ended: a new one carries its task on
-        task = str(known.get("ended_task") or f"{harness.PLACEHOLDER}{sid[:8]}")
+        task = str(known.get("ended_task") or placeholder)
         task = task if task.endswith(" (resumed)") else f"{task} (resumed)"
         started = memory.start_session(task, at=now)
         _remember(memory, sid, {"session": started.context.session_id, "started": True})
@@ -81,12 +82,12 @@ def _on_start(memory: Memory, sid: str, source: str) -> None:
         if holders:
             own = hot.session_file(sid)
             with hot.using(own):
-                _start(memory, sid, f"{harness.PLACEHOLDER}{sid[:8]}", own)
+                _start(memory, sid, placeholder, own)
             return
         _remember(memory, sid, {"session": context.session_id, "started": False})
         return
     parent = context.session_id if context is not None and source == "fork" else None
-    task = f"{harness.PLACEHOLDER}{sid[:8]}" + (f" (fork of {parent})" if parent else "")
+    task = placeholder + (f" (fork of {parent})" if parent else "")
     record = _start(memory, sid, task, None)
     if parent:
         record["parent"] = parent
@@ -151,7 +152,7 @@ def on_prompt(memory: Memory, sid: str, prompt: str) -> None:
     _remember(memory, sid, known)
 
 
-def on_end(memory: Memory, sid: str, reason: str) -> None:
+def on_end(memory: Memory, sid: str, reason: str, title: str = "Claude Code") -> None:
     """End the session the hook started for ``sid``; checkpoint one it only joined."""
     flush(memory)
     context = memory.session()
@@ -165,9 +166,9 @@ def on_end(memory: Memory, sid: str, reason: str) -> None:
         harness.save(memory.root, state)
     if context is None:
         return
-    summary = f"Claude Code session {sid[:8]} ended (reason: {reason})."
+    summary = f"{title} session {sid[:8]} ended (reason: {reason})."
     if known and known.get("started") and known.get("session") == context.session_id:
-        memory.end_session(f"Session ended by the harness (Claude Code, reason: {reason}).")
+        memory.end_session(f"Session ended by the harness ({title}, reason: {reason}).")
     else:
         memory.checkpoint("manual", summary + " The session stays live.")
 

@@ -1,4 +1,5 @@
-"""``memsite hook``: one command for every Claude Code hook event (issue 11).
+"""``memsite hook``: one command for every hook event of Claude Code (issue 11) and of the
+other agent CLIs, each read through its table in ``harnesses/`` (issue 37).
 
 A thin adapter like ``mcp_server.py``: it reads the event's JSON, makes one call into
 ``Memory`` and answers as the event's protocol expects (Claude Code's hooks reference,
@@ -37,7 +38,7 @@ from ..store.inputs import MAX_TOKENS, clean
 from ..store.session import hot
 from ..store.session.capture import edited_file
 from ..store.session.summaries import MAX_SUMMARY
-from . import following, warm
+from . import following, harnesses, warm
 
 TIME_LIMIT = 5.0  # seconds; Claude Code waits for a hook, so memsite gives up first
 CONTEXT_CAP = HOOK_CONTEXT_CAP  # every answer fits Claude Code's cap (see recall.py)
@@ -76,19 +77,26 @@ def run(
     recall_budget: int = RECALL_BUDGET,
     lexical: bool = False,
     verbose: bool = False,
+    harness: str | None = None,
 ) -> Answer:
     """Answer one hook event (its JSON in ``raw``) within ``time_limit`` seconds; ``lexical``
     leaves the embedding model out of prime and recall; ``verbose`` (a hook run by hand)
-    says on stderr when it started a warm process."""
+    says on stderr when it started a warm process; ``harness`` names the CLI that sent it
+    (``harnesses.NAMES``; by default told from the event's shape)."""
     done: list[Answer] = []
 
     def work() -> None:
         try:
             event = _event(raw)
             started: list[bool] = []
-            said = answer(event, open_memory, prime_budget, recall_budget, lexical, started)
-            note = warm.started_note(lexical) if verbose and any(started) else ""
-            done.append(Answer(said, note))
+            notes: list[str] = []
+            said = answer(
+                event, open_memory, prime_budget, recall_budget, lexical, started,
+                harness=harness, notes=notes,
+            )  # fmt: skip
+            if verbose and any(started):
+                notes.append(warm.started_note(lexical))
+            done.append(Answer(said, "\n".join(note for note in notes if note)))
         except Exception as err:  # noqa: BLE001 - a hook never fails the agent
             said = isinstance(err, (MemsiteError, _Malformed))
             name = "" if said else f"{type(err).__name__}: "
@@ -166,25 +174,63 @@ def answer(
     recall_budget: int,
     lexical: bool = False,
     started: list[bool] | None = None,
+    *,
+    harness: str | None = None,
+    notes: list[str] | None = None,
 ) -> str:
-    """What to print for one event (``""`` for nothing); ``started`` hears whether a warm
-    process was started."""
+    """What to print for one event of the CLI ``harness`` (``""`` for nothing); ``started``
+    hears whether a warm process was started, ``notes`` the lines for stderr (an event the
+    CLI's table does not map, an answer cut to the CLI's cap)."""
+    notes = notes if notes is not None else []
+    chosen = harnesses.named(harness) if harness else harnesses.detect(event)
+    try:
+        events = chosen.canonical(event)
+    except harnesses.Unmapped as err:
+        notes.append(f"memsite hook: {err}; nothing done")
+        return ""
+    said = [
+        _one(one, chosen, open_memory, prime_budget, recall_budget, lexical,
+             started if started is not None else [])
+        for one in events
+    ]  # fmt: skip
+    markdown = "\n".join(text for text in said if text.strip())
+    fitted = fit(markdown, chosen.cap, chosen.size)
+    if fitted != markdown:
+        notes.append(
+            f"memsite hook: the answer was cut to fit {chosen.title}'s {chosen.cap:,}-"
+            f"{'byte' if chosen.counts == 'bytes' else 'character'} hook context"
+        )
+    return chosen.output(str(event.get("hook_event_name")), fitted)
+
+
+def _one(
+    event: dict[str, Any],
+    chosen: harnesses.Harness,
+    open_memory: Callable[[], Memory],
+    prime_budget: int,
+    recall_budget: int,
+    lexical: bool,
+    started: list[bool],
+) -> str:
+    """The markdown for one canonical event (Claude Code's terms, ``harnesses.base``)."""
     name = event.get("hook_event_name")
     if name not in EVENTS:
         return ""
-    edited = _edited_file(event) if name == "PreToolUse" else None
+    edited = _edited_file(event) if name in ("PreToolUse", "PostToolUse") else None
     if name == "PreToolUse" and edited is None:
         return ""  # not a file edit: nothing to say, and the index is never opened
     sid = _text(event, "session_id") or "unknown"
     with open_memory() as memory:
         if name == "SessionStart":
             source = _text(event, "source")
-            following.on_start(memory, sid, source if source in SOURCES else "startup")
-        # a second Claude Code session beside the first has a live session of its own
+            following.on_start(
+                memory, sid, source if source in SOURCES else "startup", title=chosen.title
+            )
+        # a second agent session beside the first has a live session of its own
         with hot.using(following.file_of(memory, sid)):
             return _answer(
                 name, event, memory, sid, edited, prime_budget, recall_budget, lexical,
-                started if started is not None else [],
+                started, chosen,
             )  # fmt: skip
 
 
@@ -198,14 +244,19 @@ def _answer(
     recall_budget: int,
     lexical: bool,
     started: list[bool],
+    chosen: harnesses.Harness = harnesses.CLAUDE,
 ) -> str:
-    """What to print for one event, inside the live session of Claude Code's ``sid``;
+    """The markdown for one event, inside the live session of the agent's session ``sid``;
     ``started`` hears whether a warm process was started."""
-    if edited is not None:
+    if edited is not None and name == "PreToolUse":
         found = memory.before_edit(edited, budget=recall_budget)
-        return _context(name, found.markdown) if found is not None else ""
+        return found.markdown if found is not None else ""
     if name in ("PostToolUse", "PostToolUseFailure"):
         following.on_tool(memory, event, failed=name == "PostToolUseFailure")
+        if edited is not None and chosen.why_after_tool and name == "PostToolUse":
+            # the CLI drops PreToolUse context: the governing decision comes with the result
+            found = memory.before_edit(edited, budget=recall_budget)
+            return found.markdown if found is not None else ""
         return ""
     if name == "SessionStart":
         compact = _text(event, "source") == "compact"
@@ -217,12 +268,12 @@ def _answer(
         )
         if built:  # the prompts to come are answered by a warm process (issue 24)
             started.append(warm.start(memory.root, memory.cache_dir, lexical))
-        return _context(name, primed.markdown + following.beside(memory, sid))
+        return primed.markdown + following.beside(memory, sid)
     if name == "UserPromptSubmit":
         prompt = _text(event, "prompt")
         following.flush(memory)
         following.on_prompt(memory, sid, prompt)
-        return _context(name, _recall(memory, sid, prompt, recall_budget, lexical, started))
+        return _recall(memory, sid, prompt, recall_budget, lexical, started)
     trigger = event.get("trigger") if event.get("trigger") in TRIGGERS else "auto"
     if name == "PreCompact":
         following.flush(memory)
@@ -236,7 +287,7 @@ def _answer(
         else:
             memory.checkpoint(str(trigger), None, completes=True)
     else:
-        following.on_end(memory, sid, _text(event, "reason") or "other")
+        following.on_end(memory, sid, _text(event, "reason") or "other", title=chosen.title)
     return ""
 
 
@@ -304,16 +355,6 @@ def _event(raw: bytes) -> dict[str, Any]:
     return event
 
 
-def _context(name: str, markdown: str) -> str:
-    """The JSON that adds ``markdown`` to the agent's context; nothing when it is empty. Past
-    ``CONTEXT_CAP`` characters it is cut at a line, so the model never gets a preview."""
-    if not markdown.strip():
-        return ""
-    markdown = fit(markdown)
-    output = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": markdown}}
-    return json.dumps(output, ensure_ascii=False)
-
-
 _ANALYSIS = re.compile(r"<analysis>.*?</analysis>", re.S)
 _SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.S)
 
@@ -328,13 +369,17 @@ def compact_summary(text: str) -> str:
 CUT = "\n_Cut to fit the harness's {cap:,}-character limit; ask memsite for more._\n"
 
 
-def fit(markdown: str, cap: int = CONTEXT_CAP) -> str:
-    """``markdown`` within ``cap`` characters: whole, or cut at the last line that fits,
-    with a line that says so."""
-    if len(markdown) <= cap:
+def fit(markdown: str, cap: int = CONTEXT_CAP, size: Callable[[str], int] = len) -> str:
+    """``markdown`` within ``cap`` (as ``size`` counts it: characters, or a CLI's bytes):
+    whole, or cut at the last line that fits, with a line that says so, so the model never
+    gets a harness's preview of it."""
+    if size(markdown) <= cap:
         return markdown
     note = CUT.format(cap=cap)
-    head = markdown[: cap - len(note)]
+    room = cap - size(note)
+    head = markdown[:room]
+    while head and size(head) > room:  # characters of several bytes each
+        head = head[: max(len(head) - max((size(head) - room) // 4, 1), 0)]
     head = head[: head.rfind("\n") + 1] or head
     return head + note
 

@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from ..agents.harnesses import NAMES as HARNESSES
 from ..search.payloads.recall import HOOK_BUDGET, RECALL_BUDGET
 from ..store.inputs import MAX_SECONDS, MAX_TOKENS, MIN_SECONDS
 from .app import _memory, cli
@@ -68,11 +69,23 @@ def mcp(ctx: click.Context, call_timeout: float) -> None:
     is_flag=True,
     help="Say on stderr when a warm process is started (the default when run from a terminal).",
 )
+@click.option(
+    "--harness",
+    type=click.Choice(HARNESSES),
+    default=None,
+    help="The agent CLI that sends the event (default: told from the event's shape).",
+)
 @click.pass_context
 def hook(
-    ctx: click.Context, prime_budget: int, recall_budget: int, lexical: bool, verbose: bool
+    ctx: click.Context,
+    prime_budget: int,
+    recall_budget: int,
+    lexical: bool,
+    verbose: bool,
+    harness: str | None,
 ) -> None:
-    """Answer one Claude Code hook event (its JSON on stdin): SessionStart primes,
+    """Answer one hook event of an agent CLI (its JSON on stdin; Claude Code's names below,
+    each other CLI's mapped onto them by --harness): SessionStart primes,
     UserPromptSubmit recalls, PreToolUse of a file edit gives the memory that governs the
     file (once per file per session), PreCompact and PostCompact record a checkpoint,
     SessionEnd ends the session. Never blocks the agent: any failure is one line on stderr,
@@ -98,6 +111,7 @@ def hook(
             lexical=lexical,
             # run by hand (a terminal), a process that outlives the command is said
             verbose=verbose or sys.stdin.isatty() or sys.stderr.isatty(),
+            harness=harness,
         )
     )
     if said.stdout:

@@ -89,14 +89,19 @@ def command_of(tool: str, tool_input: object) -> str | None:
 
 def outcome(failed: bool, response: object, error: object) -> tuple[int | None, str]:
     """A command's exit status (0 when it succeeded, None when unknown) and its first line
-    of output. A failing command comes as ``error: "Exit code 3\\n<output>"``."""
+    of output. A failing command comes as ``error: "Exit code 3\\n<output>"``; another CLI's
+    command as its table read it, ``exit_code`` in the response (None: the CLI never says)."""
     if failed:
         text = error if isinstance(error, str) else ""
         found = _EXIT.match(text)
         rest = text.split("\n", 1)[1] if found and "\n" in text else ("" if found else text)
         return (int(found.group(1)) if found else None), first_line(rest)
     out = ""
+    status: int | None = 0
     if isinstance(response, Mapping):
+        if "exit_code" in response:  # another CLI's status, read by its table (issue 37)
+            code = response.get("exit_code")
+            status = code if isinstance(code, int) and not isinstance(code, bool) else None
         for key in ("stdout", "stderr", "output"):
             value = response.get(key)
             if isinstance(value, str) and value.strip():
@@ -104,7 +109,7 @@ def outcome(failed: bool, response: object, error: object) -> tuple[int | None, 
                 break
     elif isinstance(response, str):
         out = response
-    return 0, first_line(out)
+    return status, first_line(out)
 
 
 def stored(text: str) -> str:

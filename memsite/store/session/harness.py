@@ -25,7 +25,6 @@ from . import hot
 
 STATE = "hot/harness.json"
 BURST = dt.timedelta(seconds=60)  # edits of one file closer than this are one entry
-PLACEHOLDER = "Claude Code session "  # the task until the session's first prompt names it
 MAX_STATE = 256 * 1024  # the most that is read
 BUDGET = MAX_STATE // 4  # the most that is saved, live mappings aside
 MAX_SESSIONS = 32  # a tree is followed by a few harness sessions at a time
