@@ -99,24 +99,38 @@ function shardsOf(term) {
   return groupOf.has(term) ? [shardOf(term), shardOf(groupOf.get(term))] : [shardOf(term)];
 }
 
-// Each document a query word's postings hold: its best weight, and whether in its title (the
-// index gives each weight doubled, plus one for a title word)
-function gather(postings, into = new Map()) {
+// Adds one query word's postings to the totals: each document counted once for the word,
+// at its best weight, and as a title word when one of its postings is (the index gives each
+// weight doubled, plus one for a word of the title). ``stamp`` is the word's own.
+function add(postings, totals, stamp, docs) {
+  const { score, matched, titled, seen, own, ownTitled, touched } = totals;
   for (const [, posted, factor] of postings) {
     let number = 0;
     for (let i = 0; i < posted.length; i += 2) {
       number += posted[i];
       const weight = (posted[i + 1] >> 1) * factor;
-      const titled = posted[i + 1] & 1;
-      const had = into.get(number);
-      if (had === undefined) into.set(number, [weight, titled]);
-      else {
-        if (had[0] < weight) had[0] = weight;
-        had[1] |= titled;
+      const inTitle = posted[i + 1] & 1;
+      if (seen[number] !== stamp) {
+        seen[number] = stamp;
+        own[number] = weight;
+        ownTitled[number] = inTitle;
+        if (!matched[number]) touched.push(number);
+        matched[number] += 1;
+        score[number] += weight;
+        titled[number] += inTitle;
+        docs.push(number);
+        continue;
+      }
+      if (own[number] < weight) {
+        score[number] += weight - own[number];
+        own[number] = weight;
+      }
+      if (inTitle && !ownTitled[number]) {
+        ownTitled[number] = 1;
+        titled[number] += 1;
       }
     }
   }
-  return into;
 }
 
 // A word of a group (LEAVING in search_index.py) that, read as written, shares no document
@@ -124,16 +138,16 @@ function gather(postings, into = new Map()) {
 // make target that drops a database): it is read as its group too, at a lower weight, so
 // that the entry holding the topic and a word for leaving it ("Move the session store from
 // MongoDB to Postgres") holds every word of the question. A word that meets the others, or
-// a query of one word, stays as written.
-function relax(wanted, found) {
+// a query of one word, stays as written. (No other word holds its documents, so their
+// stamps and weights are still its own.)
+function relax(wanted, totals, docsOf) {
   if (wanted.length < 2) return;
+  const apart = wanted.map((term, index) => groupOf.has(term)
+    && !docsOf[index].some((number) => totals.matched[number] > 1));
   wanted.forEach((term, index) => {
     const group = groupOf.get(term);
-    const posted = group && (shards.get(shardOf(group)) || {})[group];
-    if (!posted) return;
-    const others = found.filter((_, i) => i !== index);
-    for (const number of found[index].keys()) if (others.some((o) => o.has(number))) return;
-    gather([[group, posted, GROUP_FACTOR]], found[index]);
+    const posted = apart[index] && (shards.get(shardOf(group)) || {})[group];
+    if (posted) add([[group, posted, GROUP_FACTOR]], totals, index + 1, docsOf[index]);
   });
 }
 
@@ -144,34 +158,34 @@ async function search(query, mine) {
   const missing = new Set(wanted.flatMap(shardsOf).filter((k) => keys.has(k) && !shards.has(k)));
   await load([...missing].map((key) => `t/${hex(key)}.js`));
   if (mine < shown) return null;
+  const count = meta.count;
+  const totals = {
+    score: new Float64Array(count), matched: new Uint8Array(count), titled: new Uint8Array(count),
+    seen: new Int32Array(count), own: new Float64Array(count), ownTitled: new Uint8Array(count),
+    touched: [],
+  };
   const best = new Map();  // how often each expansion of the last term occurs: suggestions
-  const found = wanted.map((term, index) => {
+  const docsOf = wanted.map((term, index) => {
     const postings = postingsOf(term);
     if (index === wanted.length - 1) {
       postings.forEach(([expansion, posted]) => best.set(expansion, posted.length));
     }
-    return gather(postings);
+    const docs = [];
+    add(postings, totals, index + 1, docs);
+    return docs;
   });
-  relax(wanted, found);
-  const score = new Map();
-  const matched = new Map();
-  const titled = new Map();
-  for (const docs of found) {
-    for (const [number, [weight, inTitle]] of docs) {
-      score.set(number, (score.get(number) || 0) + weight);
-      matched.set(number, (matched.get(number) || 0) + 1);
-      titled.set(number, (titled.get(number) || 0) + inTitle);
-    }
-  }
+  relax(wanted, totals, docsOf);
+  const { score, matched, titled, touched } = totals;
   // The documents that hold the most of the query's words first, then those holding fewer
   // (a question with one word no entry shares still lists the entries holding the rest);
   // among equals, those whose title names the question (NAMED of its words, as memsite
-  // search's history.py does), then the best scores
+  // search's history.py does), then the best scores. Only the best LIMIT are sorted.
   const least = NAMED * wanted.length;
-  const ranked = [...matched.keys()]
-    .map((n) => [n, matched.get(n), titled.get(n) >= least ? 1 : 0, score.get(n)]);
-  ranked.sort((a, b) => b[1] - a[1] || b[2] - a[2] || b[3] - a[3]);
-  const candidates = ranked.map(([number]) => number);
+  const rank = (n) => matched[n] * 1e7 + (titled[n] >= least ? 1e6 : 0) + score[n];
+  const ranks = Float64Array.from(touched, rank);
+  const floor = touched.length > LIMIT ? ranks.slice().sort()[touched.length - LIMIT] : -1;
+  const candidates = touched.filter((_, i) => ranks[i] >= floor);
+  candidates.sort((a, b) => rank(b) - rank(a));
   const top = withHolders(candidates, score).slice(0, LIMIT);
   const needed = [...new Set(top.map((n) => Math.floor(n / meta.block)))];
   await load(needed.filter((block) => !blocks.has(block)).map((block) => `d/${block}.js`));
@@ -182,12 +196,12 @@ async function search(query, mine) {
     const found = {};
     for (const t of wanted) found[t] = matchesDoc(t, title + " " + text);
     const item = { location, title: highlight(title, mark), text: highlight(text, mark),
-      score: score.get(number), terms: found };
+      score: score[number], terms: found };
     // Material shows the item without a teaser when it is alone in its group, and links a
     // group's page item to the top of the page: a header item with the page's title and the
     // entry's own location keeps the teaser and lands every link on the entry (issue 12).
     if (!location.includes("#")) return [item];
-    return [item, { location, title: page || title, text: "", score: score.get(number), terms: found }];
+    return [item, { location, title: page || title, text: "", score: score[number], terms: found }];
   });
   const suggest = [...best].sort((a, b) => b[1] - a[1]).slice(0, 1).map(([t]) => t);
   return { items, suggest };
@@ -205,7 +219,7 @@ function withHolders(ranked, score) {
     if (holder !== undefined && !placed.has(holder)) {
       out.push(holder);
       placed.add(holder);
-      if (!(score.get(holder) >= score.get(number))) score.set(holder, score.get(number));
+      if (score[holder] < score[number]) score[holder] = score[number];
     }
     out.push(number);
     placed.add(number);
