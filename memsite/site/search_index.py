@@ -107,8 +107,9 @@ STOP_WORDS = frozenset(
 # word of a group is also indexed under the group's term ("~": no indexed word holds it), and
 # the worker reads a query word of a group as its group too, at a lower weight, when the word
 # as written shares no document with any other word of the query (``relax`` in the worker).
-# Words that more often name a process or a place than the change (migration, rollout, left,
-# off, delete, purge) are not in it.
+# Words that more often say something else are not in it: migration and rollout (the work
+# of a change, not the choice left), left and off (a side, a switch), delete and purge (data
+# removed, not a choice).
 _LEAVING_TEXT = """
     drop drops dropped dropping ditch ditched ditching abandon abandons abandoned abandoning
     leave leaves leaving quit quits quitting stop stops stopped stopping
