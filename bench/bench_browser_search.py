@@ -20,6 +20,12 @@ from file:// (first page only).
 ``--pagefind PYTHON``: a Python with the ``pagefind[bin]`` package; the lunr site is then also
 indexed with Pagefind, and Pagefind's own JS API is timed on a page of its own (no CSP:
 Pagefind needs WebAssembly, which the site's policy does not allow), first page and second.
+
+``--labelled``: instead, what the search box answers (issue 39.6). It builds the bundled
+sample's site, asks every labelled question of ``bench/queries-sample.jsonl`` and
+``bench/semantic_queries.jsonl`` in Chromium's search box, and prints recall@5 and MRR@10
+of the results shown (a result finds an answer that names its entry's or heading's anchor; a
+page's first result, which has none, the anchor of its title).
 """
 
 from __future__ import annotations
@@ -256,6 +262,73 @@ def time_pagefind(browser: object, site: Path, python: str, query: str, rounds: 
     )
 
 
+def labelled_quality(out: Path) -> None:
+    """Recall@5 and MRR@10 of the site's search box over the sample's labelled questions."""
+    import json
+    import shutil
+    from urllib.parse import unquote, urlsplit
+
+    from playwright.sync_api import sync_playwright
+
+    from memsite.search.headings import toc_slug
+    from memsite.site.builder import build as build_site
+
+    tree = out / "sample" / "memory"
+    shutil.rmtree(out / "sample", ignore_errors=True)
+    shutil.copytree(HERE.parent / "memory", tree)
+    site = build_site(tree, site_dir=out / "sample" / "site")
+
+    def answer(href: str, base: str) -> str:
+        """``path#anchor`` in the tree of a result's link (as the labels name answers)."""
+        parts = urlsplit(href)
+        page = unquote(parts.path)[len(urlsplit(base).path) :].removesuffix(".html")
+        if not page.startswith("notes/"):
+            return "#" + parts.fragment  # an entry: its id, whatever its page
+        name = page.removeprefix("notes/_/") if page.startswith("notes/_/") else page
+        anchor = parts.fragment
+        if not anchor:
+            text = (tree / f"{name}.md").read_text("utf-8")
+            anchor = toc_slug(re.search(r"^# (.+)$", text, re.M).group(1))  # type: ignore[union-attr]
+        return f"{name}.md#{anchor}"
+
+    server, base = serve(site)
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            tab = browser.new_page()
+            for name in ("queries-sample.jsonl", "semantic_queries.jsonl"):
+                lines = (HERE / name).read_text("utf-8").splitlines()
+                recall, reciprocal = [], []
+                for line in lines:
+                    label = json.loads(line)
+                    tab.goto(base, wait_until="load")
+                    tab.click("input.md-search__input")
+                    tab.fill("input.md-search__input", label["q"])
+                    tab.press("input.md-search__input", "End")
+                    meta = tab.locator(".md-search-result__meta")
+                    meta.filter(has_text=re.compile(r"\d|No")).wait_for(timeout=20000)
+                    tab.wait_for_timeout(300)
+                    links = tab.locator(".md-search-result__list a.md-search-result__link").all()
+                    # an entry's result has two links (its page's header, itself): once each
+                    found = list(
+                        dict.fromkeys(answer(a.evaluate("(a) => a.href"), base) for a in links)
+                    )
+                    hits = [any(r.endswith(f) for r in label["relevant"]) for f in found]
+                    first = next((i + 1 for i, hit in enumerate(hits[:10]) if hit), 0)
+                    reciprocal.append(1 / first if first else 0.0)
+                    shown = [r for r in label["relevant"] if any(r.endswith(f) for f in found[:5])]
+                    recall.append(len(shown) / len(label["relevant"]))
+                print(
+                    f"{name}: {len(lines)} questions, recall@5 {sum(recall) / len(recall):.3f},"
+                    f" MRR@10 {sum(reciprocal) / len(reciprocal):.3f}",
+                    flush=True,
+                )
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", nargs="?", default=str(HERE / "out" / "browser-search"))
@@ -265,8 +338,14 @@ def main() -> None:
     parser.add_argument(
         "--modes", nargs="+", default=["shards", "lunr"], help="shards, lunr, zensical"
     )
+    parser.add_argument(
+        "--labelled", action="store_true", help="the sample's labelled questions instead"
+    )
     args = parser.parse_args()
     out = Path(args.out).resolve()
+    if args.labelled:
+        labelled_quality(out)
+        return
     from playwright.sync_api import sync_playwright
 
     print(f"load: {os.getloadavg()[0]:.1f}", flush=True)

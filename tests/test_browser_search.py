@@ -147,3 +147,58 @@ def test_a_question_in_words_finds_the_entry_not_its_pronouns(tab, built):
     links = search(tab, built["http"], "why did we cache the ledger totals in a frobnicator?")  # type: ignore[arg-type]
     assert links and links[0] == f"decisions/index.html#{named}"
     assert tab.errors == []
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """The bundled sample's site, served from 127.0.0.1: its URL over HTTP and as a file."""
+    import shutil
+
+    from memsite.site.builder import build
+
+    work = tmp_path_factory.mktemp("sample")
+    shutil.copytree(REPO / "memory", work / "memory")
+    site = build(work / "memory", site_dir=work / "site")
+    with serve(site) as url:
+        yield {"http": url, "file": (site / "index.html").as_uri()}
+
+
+def results(tab, url: str, query: str) -> list[str]:
+    """The results shown for ``query``, best first: an entry's result is a header and the
+    entry, both linking to it (``search-worker.js``), so each location is taken once."""
+    return list(dict.fromkeys(search(tab, url, query)))
+
+
+MOVE = "decisions/index.html#2026-11-05-move-the-session-store-from-mongodb-to-postgres"
+MOVE_ADR = "adr/0001-session-storage.html#"  # the same move as a decision record
+
+
+@pytest.mark.parametrize("scheme", ["http", "file"])
+def test_a_question_no_entry_holds_whole_finds_the_decision_it_asks_about(tab, sample, scheme):
+    # Issue 39.6: no entry holds both "drop" and "mongo"; read as written, "drop" only met a
+    # make target that drops a database, and "Mongo" ranked "Dual-write sessions to Mongo and
+    # Postgres" first. "drop" is read as the words for leaving a choice (LEAVING in site/search_index.py)
+    links = results(tab, sample[scheme], "why did we drop mongo")
+    assert links[0] in (MOVE, MOVE_ADR)
+    dual = "decisions/index.html#2026-11-12-dual-write-sessions-to-mongo-and-postgres-during-the"
+    assert links.index(MOVE) < links.index(dual)
+    reset = "tooling.html#2026-11-23-make-db-reset-drops-the-test-template-database"
+    assert not any(link.endswith(reset) for link in links[:5])
+    assert tab.errors == []
+
+
+def test_entries_holding_most_of_a_question_are_listed_when_none_holds_all(tab, sample):
+    # Only the entries holding the most of a question's words were listed: a question with
+    # one word no entry shares listed a few entries about that word, and not the answer
+    links = results(tab, sample["http"], "what cleanup work remains after the mongo shutdown")
+    assert "adr/0001-session-storage.html#follow-up" in links[:5]
+    assert tab.errors == []
+
+
+def test_a_learning_and_its_day_log_pointer_are_one_result(tab, sample):
+    # Issue 39.6: the day log's line for a learning holds its title; it is no second result
+    links = results(tab, sample["http"], "make db-reset drops the test template database")
+    learning = "tooling.html#2026-11-23-make-db-reset-drops-the-test-template-database"
+    assert links[0].endswith(learning)
+    assert not any("2026-11-23-learning-make-db-reset" in link for link in links)
+    assert tab.errors == []

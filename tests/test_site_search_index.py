@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from memsite.site.search_index import (
+    Document,
     exclude_navigation,
     read_documents,
     read_terms,
@@ -143,3 +144,26 @@ def test_the_worker_drops_the_words_the_index_leaves_out():
     worker = (REPO / "memsite" / "site" / "assets" / "search-worker.js").read_text("utf-8")
     listed = worker[worker.index("const STOP") : worker.index(".split(")]
     assert set(re.findall(r"[a-z]+", listed.split("(", 2)[2])) == STOP_WORDS
+
+
+def test_the_words_for_leaving_a_choice_are_indexed_as_one_term_and_titles_are_marked(tmp_path):
+    # issue 39.6: "why did we drop mongo" holds no word of "Move the session store from MongoDB
+    # to Postgres"; the worker reads "drop" as its group when it meets no other query word
+    from memsite.site.search_index import GROUPS, postings
+
+    docs = [
+        {"location": "d.html#move", "title": "Move the session store", "text": "<p>mongodb</p>"},
+        {"location": "d.html#dual", "title": "Dual-write to Mongo", "text": "<p>both</p>"},
+        {"location": "l.html#reset", "title": "make db-reset", "text": "<p>it drops it</p>"},
+    ]
+    site = _site(tmp_path, docs)
+    write_index(site)
+    terms = read_terms(site)
+    assert terms["~leave"] == [0, 2] and "drop" not in terms
+    source = (site / "search" / "memsite" / "keys.js").read_text("utf-8")
+    meta = json.loads(source[source.index("(") + 1 : -1])
+    assert {"drop", "move", "instead", "decommission"} <= set(meta["groups"]["~leave"])
+    assert set(meta["groups"]) == set(GROUPS)
+    found = postings([Document(d["location"], d["title"], d["text"]) for d in docs])
+    assert found["move"][1] % 2 == 1 and found["mongodb"][1] % 2 == 0  # title, text
+    assert found["~leave"][1] % 2 == 1 and found["~leave"][3] % 2 == 0

@@ -6,11 +6,14 @@ in the browser: about 2 s at a year of memory, on every page (issue 12). Here th
 Material's search plugin wrote (``search/search_index.json``, one per page and one per entry
 heading) become, under ``search/memsite/``:
 
-- ``keys.js``: the shard keys that exist, the number of documents, the block size, and the
+- ``keys.js``: the shard keys that exist, the number of documents, the block size, the
   successors: for each superseded entry's document, the document of the entry that now holds
-  (placed right before it in the results, as ``memsite search`` does: issue 25);
+  (placed right before it in the results, as ``memsite search`` does: issue 25), and the
+  groups of words read as one another (``GROUPS``: each group's term and its words);
 - ``t/HEX.js``: one shard per first three characters of a term: for each term, its postings
-  (document number as a delta from the previous one, and a BM25 weight made an integer);
+  (document number as a delta from the previous one, and a BM25 weight made an integer,
+  doubled, plus one when the term is in the document's title); a group's term has the
+  postings of all its words;
 - ``d/N.js``: the documents in blocks of ``BLOCK``: location, title, page title and the
   start of the text, which is all a result shows.
 
@@ -96,6 +99,29 @@ STOP_WORDS = frozenset(
         *["we", "our", "us", "you", "your", "me", "my", "should", "could", "would", "can", "about"],
     ]
 )
+# Words the search reads as one another (issue 39.6): the words a decision log uses for leaving
+# a choice. "Why did we drop mongo" holds no word of the decision that answers it: the question
+# says "drop", the decision "Move the session store from MongoDB to Postgres" says "move", its
+# ADR "instead of", a later one "decommission"; read as written, "drop" only met entries about
+# something else (a make target that drops a database) and no entry held both words. Every
+# word of a group is also indexed under the group's term ("~": no indexed word holds it), and
+# the worker reads a query word of a group as its group too, at a lower weight, when the word
+# as written shares no document with any other word of the query (``relax`` in the worker).
+# Words that more often say something else are not in it: migration and rollout (the work
+# of a change, not the choice left), left and off (a side, a switch), delete and purge (data
+# removed, not a choice).
+_LEAVING_TEXT = """
+    drop drops dropped dropping ditch ditched ditching abandon abandons abandoned abandoning
+    leave leaves leaving quit quits quitting stop stops stopped stopping
+    remove removes removed removing retire retires retired retiring
+    decommission decommissions decommissioned decommissioning deprecate deprecates
+    deprecated deprecating sunset sunsets replace replaces replaced replacing
+    switch switches switched switching move moves moved moving migrate migrates migrated
+    migrating instead
+"""
+LEAVING = frozenset(_LEAVING_TEXT.split())
+GROUPS = {"~leave": LEAVING}
+GROUP_OF = {word: term for term, members in GROUPS.items() for word in members}
 _WORD = re.compile(r"[^\W_]+")
 _TAG = re.compile(r"<[^>]*>")
 _OPEN_TAIL = re.compile(r"<[^>]*$|&#?\w*$")
@@ -176,18 +202,25 @@ def shard_file(key: str) -> str:
 
 def postings(docs: list[Document]) -> dict[str, list[int]]:
     """For every term, ``[delta, weight, delta, weight, ...]`` over the documents holding it:
-    BM25 over title (counted ``TITLE_WEIGHT`` times) and text, as integers."""
+    BM25 over title (counted ``TITLE_WEIGHT`` times) and text, as integers, each doubled plus
+    one for a term of the title; a group's term (``GROUPS``) counts every word of its group."""
     counts: list[Counter[str]] = []
     titled: list[frozenset[str]] = []
+    lengths: list[int] = []
     for doc in docs:
         title = words(doc.title)
         count = Counter(words(doc.text))
         for word in title:
             count[word] += TITLE_WEIGHT
+        lengths.append(sum(count.values()))
+        grouped: Counter[str] = Counter()
+        for word, times in count.items():
+            if word in GROUP_OF:
+                grouped[GROUP_OF[word]] += times
+        count.update(grouped)
         counts.append(count)
-        titled.append(frozenset(title))
+        titled.append(frozenset(title).union(GROUP_OF[w] for w in title if w in GROUP_OF))
     total = len(counts) or 1
-    lengths = [sum(count.values()) for count in counts]
     average = sum(lengths) / total or 1.0
     frequency: Counter[str] = Counter()
     for count in counts:
@@ -203,6 +236,7 @@ def postings(docs: list[Document]) -> dict[str, list[int]]:
             if term in in_title:
                 weight *= TITLE_BOOST
             weight = 1 if weight < 1 else 999 if weight > 999 else weight
+            weight = 2 * weight + (term in in_title)
             posted = found.get(term)
             if posted is None:
                 found[term] = [number, weight]
@@ -248,6 +282,7 @@ def shard_files(
         "count": len(docs),
         "block": BLOCK,
         "successors": successor_pairs(docs, successors or {}),
+        "groups": {term: sorted(members) for term, members in GROUPS.items()},
     }
     files["keys.js"] = f"self.__msKeys({_js(meta)})"
     return files

@@ -9,6 +9,8 @@
 const SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
 const LIMIT = 30;
 const PREFIX_FACTOR = 0.6;
+const GROUP_FACTOR = 0.5;
+const NAMED = 0.75;
 // Function words, and the question words and pronouns of a question asked in words ("why did
 // we drop mongo"): matched, they ranked "Where were we?" and any entry saying "we" (39.6).
 const STOP = new Set(("a an and are as at be but by for from has have in is it its of on or " +
@@ -24,6 +26,7 @@ const BASE = new URL("../../search/memsite/", scriptUrl.split("?")[0]).href;
 let meta = null;
 const keys = new Set();
 const holders = new Map();  // a superseded entry's document -> the document that now holds
+const groupOf = new Map();  // a word -> its group's term in the index (search_index.py)
 const shards = new Map();
 const blocks = new Map();
 let latest = 0;  // the newest query asked
@@ -33,6 +36,8 @@ self.__msKeys = (value) => {
   meta = value;
   value.keys.forEach((k) => keys.add(k));
   (value.successors || []).forEach(([old, holder]) => holders.set(old, holder));
+  Object.entries(value.groups || {}).forEach(([term, members]) =>
+    members.forEach((word) => groupOf.set(word, term)));
 };
 self.__msShard = (key, terms) => { shards.set(key, terms); };
 self.__msDocs = (number, rows) => { blocks.set(number, rows); };
@@ -82,53 +87,105 @@ function shardOf(term) {
   return [...term].slice(0, 3).join("");
 }
 
+// A query word's postings: its own (exact, or every longer word it starts) with their factor
 function postingsOf(term) {
   const shard = shards.get(shardOf(term)) || {};
-  if ([...term].length < 3) return term in shard ? [[term, shard[term]]] : [];
-  return Object.keys(shard).filter((t) => t.startsWith(term)).map((t) => [t, shard[t]]);
+  if ([...term].length < 3) return term in shard ? [[term, shard[term], 1]] : [];
+  return Object.keys(shard).filter((t) => t.startsWith(term))
+    .map((t) => [t, shard[t], t === term ? 1 : PREFIX_FACTOR]);
+}
+
+function shardsOf(term) {
+  return groupOf.has(term) ? [shardOf(term), shardOf(groupOf.get(term))] : [shardOf(term)];
+}
+
+// Adds one query word's postings to the totals: each document counted once for the word,
+// at its best weight, and as a title word when one of its postings is (the index gives each
+// weight doubled, plus one for a word of the title). ``stamp`` is the word's own.
+function add(postings, totals, stamp, docs) {
+  const { score, matched, titled, seen, own, ownTitled, touched } = totals;
+  for (const [, posted, factor] of postings) {
+    let number = 0;
+    for (let i = 0; i < posted.length; i += 2) {
+      number += posted[i];
+      const weight = (posted[i + 1] >> 1) * factor;
+      const inTitle = posted[i + 1] & 1;
+      if (seen[number] !== stamp) {
+        seen[number] = stamp;
+        own[number] = weight;
+        ownTitled[number] = inTitle;
+        if (!matched[number]) touched.push(number);
+        matched[number] += 1;
+        score[number] += weight;
+        titled[number] += inTitle;
+        docs.push(number);
+        continue;
+      }
+      if (own[number] < weight) {
+        score[number] += weight - own[number];
+        own[number] = weight;
+      }
+      if (inTitle && !ownTitled[number]) {
+        ownTitled[number] = 1;
+        titled[number] += 1;
+      }
+    }
+  }
+}
+
+// A word of a group (LEAVING in search_index.py) that, read as written, shares no document
+// with any other word of the query names something else there ("drop" in "drop mongo": a
+// make target that drops a database): it is read as its group too, at a lower weight, so
+// that the entry holding the topic and a word for leaving it ("Move the session store from
+// MongoDB to Postgres") holds every word of the question. A word that meets the others, or
+// a query of one word, stays as written. (No other word holds its documents, so their
+// stamps and weights are still its own.)
+function relax(wanted, totals, docsOf) {
+  if (wanted.length < 2) return;
+  const apart = wanted.map((term, index) => groupOf.has(term)
+    && !docsOf[index].some((number) => totals.matched[number] > 1));
+  wanted.forEach((term, index) => {
+    const group = groupOf.get(term);
+    const posted = apart[index] && (shards.get(shardOf(group)) || {})[group];
+    if (posted) add([[group, posted, GROUP_FACTOR]], totals, index + 1, docsOf[index]);
+  });
 }
 
 async function search(query, mine) {
   await ensureMeta();
   const wanted = terms(query);
   if (!wanted.length) return { items: [] };
-  const missing = new Set(wanted.map(shardOf).filter((key) => keys.has(key) && !shards.has(key)));
+  const missing = new Set(wanted.flatMap(shardsOf).filter((k) => keys.has(k) && !shards.has(k)));
   await load([...missing].map((key) => `t/${hex(key)}.js`));
   if (mine < shown) return null;
   const count = meta.count;
-  const score = new Float64Array(count);
-  const matched = new Uint8Array(count);
-  const seen = new Int32Array(count);
-  const own = new Float64Array(count);
-  const touched = [];
+  const totals = {
+    score: new Float64Array(count), matched: new Uint8Array(count), titled: new Uint8Array(count),
+    seen: new Int32Array(count), own: new Float64Array(count), ownTitled: new Uint8Array(count),
+    touched: [],
+  };
   const best = new Map();  // how often each expansion of the last term occurs: suggestions
-  for (const [index, term] of wanted.entries()) {
+  const docsOf = wanted.map((term, index) => {
+    const postings = postingsOf(term);
+    if (index === wanted.length - 1) {
+      postings.forEach(([expansion, posted]) => best.set(expansion, posted.length));
+    }
     const docs = [];
-    for (const [expansion, posted] of postingsOf(term)) {
-      const factor = expansion === term ? 1 : PREFIX_FACTOR;
-      let number = 0;
-      for (let i = 0; i < posted.length; i += 2) {
-        number += posted[i];
-        const weight = posted[i + 1] * factor;
-        if (seen[number] !== index + 1) {
-          seen[number] = index + 1;
-          own[number] = weight;
-          docs.push(number);
-        } else if (own[number] < weight) own[number] = weight;
-      }
-      if (index === wanted.length - 1) best.set(expansion, posted.length);
-    }
-    for (const number of docs) {
-      if (!matched[number]) touched.push(number);
-      matched[number] += 1;
-      score[number] += own[number];
-    }
-  }
-  // The documents that hold the most of the query's words, best first
-  let most = 0;
-  for (const number of touched) if (matched[number] > most) most = matched[number];
-  const candidates = touched.filter((number) => matched[number] === most);
-  candidates.sort((a, b) => score[b] - score[a]);
+    add(postings, totals, index + 1, docs);
+    return docs;
+  });
+  relax(wanted, totals, docsOf);
+  const { score, matched, titled, touched } = totals;
+  // The documents that hold the most of the query's words first, then those holding fewer
+  // (a question with one word no entry shares still lists the entries holding the rest);
+  // among equals, those whose title names the question (NAMED of its words, as memsite
+  // search's history.py does), then the best scores. Only the best LIMIT are sorted.
+  const least = NAMED * wanted.length;
+  const rank = (n) => matched[n] * 1e7 + (titled[n] >= least ? 1e6 : 0) + score[n];
+  const ranks = Float64Array.from(touched, rank);
+  const floor = touched.length > LIMIT ? ranks.slice().sort()[touched.length - LIMIT] : -1;
+  const candidates = touched.filter((_, i) => ranks[i] >= floor);
+  candidates.sort((a, b) => rank(b) - rank(a));
   const top = withHolders(candidates, score).slice(0, LIMIT);
   const needed = [...new Set(top.map((n) => Math.floor(n / meta.block)))];
   await load(needed.filter((block) => !blocks.has(block)).map((block) => `d/${block}.js`));
