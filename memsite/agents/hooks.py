@@ -84,10 +84,16 @@ def run(
     says on stderr when it started a warm process; ``harness`` names the CLI that sent it
     (``harnesses.NAMES``; by default told from the event's shape)."""
     done: list[Answer] = []
+    parsed: list[dict[str, Any]] = []
+    try:
+        parsed.append(_event(raw))
+        time_limit = harnesses.time_limit(parsed[0], harness, time_limit)
+    except _Malformed:
+        pass  # said by the work below, in the same words as any failure
 
     def work() -> None:
         try:
-            event = _event(raw)
+            event = parsed[0] if parsed else _event(raw)
             started: list[bool] = []
             notes: list[str] = []
             said = answer(
@@ -182,12 +188,13 @@ def answer(
     hears whether a warm process was started, ``notes`` the lines for stderr (an event the
     CLI's table does not map, an answer cut to the CLI's cap)."""
     notes = notes if notes is not None else []
-    chosen = harnesses.named(harness) if harness else harnesses.detect(event)
+    chosen = harnesses.chosen(event, harness)
     try:
         events = chosen.canonical(event)
     except harnesses.Unmapped as err:
         notes.append(f"memsite hook: {err}; nothing done")
         return ""
+    notes.extend(f"memsite hook: {n}" for one in events for n in one.pop(harnesses.NOTES, ()))
     said = [
         _one(one, chosen, open_memory, prime_budget, recall_budget, lexical,
              started if started is not None else [])

@@ -3,11 +3,12 @@ an event names its CLI when ``--harness`` is not given."""
 
 from __future__ import annotations
 
-from .base import Event, Harness, Unmapped
+from .base import NOTES, Event, Harness, Unmapped
 from .claude import HARNESS as CLAUDE
+from .codex import HARNESS as CODEX
 
 # the others first: Claude Code's is the protocol the others borrow, so it is the fallback
-HARNESSES: dict[str, Harness] = {h.name: h for h in (CLAUDE,)}
+HARNESSES: dict[str, Harness] = {h.name: h for h in (CODEX, CLAUDE)}
 NAMES = tuple(HARNESSES)
 
 
@@ -24,4 +25,29 @@ def detect(event: Event) -> Harness:
     return CLAUDE
 
 
-__all__ = ["CLAUDE", "HARNESSES", "NAMES", "Event", "Harness", "Unmapped", "detect", "named"]
+def chosen(event: Event, name: str | None = None) -> Harness:
+    """The harness ``name`` (``--harness``), else the one ``event`` looks like."""
+    return named(name) if name else detect(event)
+
+
+def time_limit(event: Event, name: str | None, default: float) -> float:
+    """``default`` seconds, or less where the event's CLI kills a hook sooner (Codex's 3 s
+    for SessionEnd): memsite gives up first, and says so."""
+    own = chosen(event, name).time_limits.get(str(event.get("hook_event_name")))
+    return min(default, own) if own is not None else default
+
+
+__all__ = [
+    "CLAUDE",
+    "CODEX",
+    "HARNESSES",
+    "NAMES",
+    "NOTES",
+    "Event",
+    "Harness",
+    "Unmapped",
+    "chosen",
+    "detect",
+    "named",
+    "time_limit",
+]
