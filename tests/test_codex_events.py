@@ -209,7 +209,7 @@ def test_a_prime_over_codexs_byte_cap_is_cut_to_it_and_said(project: Path) -> No
     said = hook(project, recorded("session_start", project), "--harness", "codex")
     prime = context_of(said.stdout, "SessionStart")
     assert len(prime.encode("utf-8")) <= codex.CAP
-    assert "Cut to fit" in prime
+    assert "_Cut to fit the harness's 9,800-byte limit; ask memsite for more._" in prime
     assert "cut to fit Codex's 9,800-byte hook context" in said.stderr
 
 

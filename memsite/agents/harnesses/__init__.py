@@ -3,6 +3,8 @@ an event names its CLI when ``--harness`` is not given."""
 
 from __future__ import annotations
 
+import json
+
 from .base import NOTES, Event, Harness, Unmapped
 from .claude import HARNESS as CLAUDE
 from .codex import HARNESS as CODEX
@@ -30,9 +32,16 @@ def chosen(event: Event, name: str | None = None) -> Harness:
     return named(name) if name else detect(event)
 
 
-def time_limit(event: Event, name: str | None, default: float) -> float:
-    """``default`` seconds, or less where the event's CLI kills a hook sooner (Codex's 3 s
-    for SessionEnd): memsite gives up first, and says so."""
+def time_limit(raw: bytes, name: str | None, default: float) -> float:
+    """``default`` seconds, or less where the CLI that sent the event (its JSON in ``raw``)
+    kills a hook sooner (Codex's 3 s for SessionEnd): memsite gives up first, and says so.
+    An event that is not a JSON object gets ``default`` (the hook says what is wrong)."""
+    try:
+        event = json.loads(raw)
+    except (ValueError, RecursionError):
+        return default
+    if not isinstance(event, dict):
+        return default
     own = chosen(event, name).time_limits.get(str(event.get("hook_event_name")))
     return min(default, own) if own is not None else default
 
