@@ -226,3 +226,39 @@ def test_codexs_session_end_gives_up_before_codex_kills_it(project: Path) -> Non
     other = run_hook(json.dumps(recorded("user_prompt_submit", project)).encode(), slow,
                      harness="codex", time_limit=0.3)  # fmt: skip
     assert other.error == "memsite hook: no answer within 0.3 s; no context added"
+
+
+def test_a_compaction_keeps_the_summary_codex_logged(project: Path) -> None:
+    """Codex's PostCompact carries no summary; the model's reply it marked as the
+    compaction's output is in its session log (recorded in ``rollout_compact.jsonl``)."""
+    log = project / "rollout-2026-12-04T22-18-19-01a24323.jsonl"
+    log.write_text((FIXTURES / "rollout_compact.jsonl").read_text("utf-8"), "utf-8")
+    start = recorded("session_start", project, log)
+    start["session_id"] = recorded("pre_compact", project)["session_id"]
+    for event in (
+        start,
+        recorded("pre_compact", project, log),
+        recorded("post_compact", project, log),
+    ):
+        said = hook(project, event, "--harness", "codex")
+        assert (said.exit_code, said.stderr) == (0, ""), said.output
+    after = hook(project, recorded("session_start_compact", project, log), "--harness", "codex")
+    context = context_of(after.stdout, "SessionStart")
+    assert context.startswith("## Since the last checkpoint")
+    assert "SUMMARY: we ran echo one." in context
+    first, second = activities(project, "checkpoint")
+    assert details(first)["trigger"] == "auto"
+    assert details(second)["completes"] == first.id
+    assert second.result == "SUMMARY: we ran echo one."
+
+
+def test_a_compaction_without_its_summary_in_the_log_says_so(project: Path) -> None:
+    hook(project, recorded("session_start", project), "--harness", "codex")
+    said = hook(project, recorded("post_compact", project), "--harness", "codex")
+    assert said.exit_code == 0 and said.stdout == ""
+    assert said.stderr == (
+        "memsite hook: Codex's session log holds no summary of the compaction; the "
+        "checkpoint has none\n"
+    )
+    (checkpoint,) = activities(project, "checkpoint")  # memsite's own summary, not lost
+    assert details(checkpoint)["trigger"] == "auto"

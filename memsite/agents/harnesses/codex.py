@@ -9,6 +9,7 @@ failure event.
   output only: the status is read from the session log, unknown (never 0) when it is not there.
 - Context is counted in bytes: over 10,000 (2,500 tokens of 4 bytes) Codex keeps a head and
   a tail and writes the rest to a world-readable file, so answers fit ``CAP``.
+- PostCompact carries no summary: it is read from the session log too.
 - SessionEnd hooks are clamped to 3 s: memsite gives up on it first (``time_limits``).
 - ``Stop`` ends a turn, not the session: it is not mapped (``init --codex`` does not ask it).
 """
@@ -22,7 +23,7 @@ from typing import Any
 
 from .base import NOTES, Event, Harness, Unmapped
 from .patches import changes, nameless
-from .rollout import completed, exit_code
+from .rollout import compaction, completed, exit_code
 
 EVENTS = (
     "SessionStart",
@@ -48,6 +49,8 @@ def read(event: Event) -> list[Event]:
         return _patched(event, after=name == "PostToolUse")
     if tool == "Bash" and name == "PostToolUse":
         return [_ran(event)]
+    if name == "PostCompact" and not event.get("compact_summary"):
+        return [_compacted(event)]
     return [event]
 
 
@@ -140,6 +143,15 @@ def _ran(event: Event) -> Event:
             "recorded as unknown (?)"
         ]
     return out
+
+
+def _compacted(event: Event) -> Event:
+    """A PostCompact with the summary Codex logged (its event carries none)."""
+    summary = compaction(event.get("transcript_path"))
+    if summary is not None:
+        return {**event, "compact_summary": summary}
+    note = "Codex's session log holds no summary of the compaction; the checkpoint has none"
+    return {**event, NOTES: [note]}
 
 
 def looks_like(event: Event) -> bool:

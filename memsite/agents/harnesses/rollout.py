@@ -10,6 +10,9 @@ id::
         "type": "FileChange", "id": "call_1", "status": "completed",
         "changes": {"/abs/a.py": {"type": "update", "unified_diff": "@@ ...", ...}}}}}
 
+A compaction's summary is there too (the model's reply marked ``compaction_output``), where
+Codex's PostCompact carries none.
+
 The log of a long session is large: only its last ``TAIL`` bytes are read, and a path that is
 not a regular file (a FIFO, a device) is not read at all.
 """
@@ -52,6 +55,27 @@ def completed(path: object, call_id: object) -> Mapping[str, Any] | None:
             if found and said is None:
                 said = {"id": call_id, "exit_code": int(found.group(1))}
     return said
+
+
+def compaction(path: object) -> str | None:
+    """The summary of the latest compaction, from the end of the log at ``path``: the
+    model's reply Codex marked ``compaction_output``; None when the log does not hold one."""
+    for line in _tail(path):
+        if '"compaction_output"' not in line:
+            continue
+        record = _json(line)
+        payload = record.get("payload") if isinstance(record, dict) else None
+        meta = record.get("metadata") if isinstance(record, dict) else None
+        if not isinstance(payload, dict) or not isinstance(meta, dict):
+            continue
+        if meta.get("compaction_output") is True and payload.get("type") == "message":
+            parts = payload.get("content") if isinstance(payload.get("content"), list) else []
+            text = "".join(
+                p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
+            )
+            if text.strip():
+                return text
+    return None
 
 
 def exit_code(item: Mapping[str, Any] | None) -> int | None:
