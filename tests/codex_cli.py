@@ -86,15 +86,15 @@ def _item(reply: Reply, number: int) -> dict[str, Any]:
     return {"type": "function_call", "arguments": arguments, "status": "completed", **call}
 
 
-def _sse(reply: Reply, number: int) -> bytes:
-    """``reply`` as the SSE events of one streamed response."""
+def _sse(reply: Reply, number: int, tokens: int) -> bytes:
+    """``reply`` as the SSE events of one streamed response that says it used ``tokens``."""
     item = _item(reply, number)
     usage = {
-        "input_tokens": 10,
+        "input_tokens": tokens - 5,
         "input_tokens_details": {"cached_tokens": 0},
         "output_tokens": 5,
         "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": 15,
+        "total_tokens": tokens,
     }
     events = [
         {"type": "response.created", "response": {"id": f"resp_{number}"}},
@@ -109,7 +109,12 @@ def _sse(reply: Reply, number: int) -> bytes:
 
 class ResponsesStandIn(StandIn):
     """A Responses-API stand-in on 127.0.0.1 (the Messages one's server, its requests
-    recorded the same way): each ``POST /v1/responses`` gets the next reply of the script."""
+    recorded the same way): each ``POST /v1/responses`` gets the next reply of the script,
+    each saying it used ``tokens`` (over ``model_auto_compact_token_limit``, Codex compacts)."""
+
+    def __init__(self, replies: list[Reply], tokens: int = 15) -> None:
+        super().__init__(replies)  # type: ignore[arg-type]
+        self.tokens = tokens
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -127,7 +132,7 @@ class ResponsesStandIn(StandIn):
                     self._send(200, b"{}")
                     return
                 reply, number = stand_in._next()
-                self._send(200, _sse(reply, number), "text/event-stream")
+                self._send(200, _sse(reply, number, stand_in.tokens), "text/event-stream")
 
         return Handler
 
@@ -173,13 +178,14 @@ class Run(claude_code.Run):
         yield from sorted((self.home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
 
 
-def write_config(home: Path, project: Path, base_url: str) -> Path:
+def write_config(home: Path, project: Path, base_url: str, settings: str = "") -> Path:
     """``CODEX_HOME`` (``home/.codex``) with the stand-in as the model provider and
-    ``project`` trusted, so that Codex loads its ``.codex/hooks.json``."""
+    ``project`` trusted, so that Codex loads its ``.codex/hooks.json``; ``settings`` are
+    more top-level lines of ``config.toml``."""
     codex_home = home / ".codex"
     codex_home.mkdir(parents=True, exist_ok=True)
     (codex_home / "config.toml").write_text(
-        f'model = "{MODEL}"\n'
+        settings + f'model = "{MODEL}"\n'
         'model_provider = "stand-in"\n'
         "[model_providers.stand-in]\n"
         'name = "stand-in"\n'
@@ -211,21 +217,24 @@ def clean_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, s
     return {**env, **(extra or {})}
 
 
-def run_codex(project: Path, prompt: str, replies: list[Reply], timeout: float = 180) -> Run:
+def run_codex(
+    project: Path, prompt: str, replies: list[Reply], settings: str = "", tokens: int = 15
+) -> Run:
     """Run ``codex exec prompt`` in ``project`` against a stand-in answering ``replies``.
 
     Hooks run without Codex's per-hook review (``--dangerously-bypass-hook-trust``: a
     person trusts them once in ``/hooks``), tools without approvals or sandbox (the project
-    is a scratch folder); stdin is empty (``codex exec`` would read more prompt from it)."""
+    is a scratch folder); stdin is empty (``codex exec`` would read more prompt from it).
+    ``settings`` and ``tokens``: see ``write_config`` and ``ResponsesStandIn``."""
     binary = require_codex()
     home = project.parent / f"{project.name}.home"
-    stand_in = ResponsesStandIn(replies)
+    stand_in = ResponsesStandIn(replies, tokens)
     command_line = [
         str(binary), "exec", "--dangerously-bypass-hook-trust",
         "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", prompt,
     ]  # fmt: skip
     with stand_in.serve():
-        write_config(home, project, stand_in.url)
+        write_config(home, project, stand_in.url, settings)
         started = time.monotonic()
         done = subprocess.run(
             command_line,
@@ -234,7 +243,7 @@ def run_codex(project: Path, prompt: str, replies: list[Reply], timeout: float =
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
-            timeout=timeout,
+            timeout=180,
         )
         seconds = time.monotonic() - started
     said = (done.returncode, done.stdout, done.stderr)

@@ -3,9 +3,9 @@ see tests/codex_cli.py) in a project holding the sample memory, set up by ``mems
 --codex`` with no session started by hand, asserting on what the Responses-API stand-in
 received (what reached the model) and on what memory recorded.
 
-One run, shared by the tests: the "model" is asked how to hash passwords, edits
-``services/auth/passwords.py`` with Codex's own ``apply_patch``, runs a command that exits 3,
-and answers."""
+One run, shared by most tests: the "model" is asked how to hash passwords, edits
+``services/auth/passwords.py`` (and adds a file beside it) with Codex's own ``apply_patch``,
+runs a command that exits 3, and answers. A second run is compacted by Codex mid-turn."""
 
 from __future__ import annotations
 
@@ -36,6 +36,10 @@ PATCH = (
     '+HASHER = "argon2id"\n'
     "+MEMORY_KIB = 19456\n"
     " ROUNDS = 12\n"
+    "*** Add File: services/auth/HASHING.md\n"
+    "+# Hashing\n"
+    "+argon2id, m=19 MiB, t=2, p=1\n"
+    "+(see the decision)\n"
     "*** End Patch\n"
 )
 FAILING = "echo 2 tests failed; exit 3"
@@ -134,7 +138,7 @@ def test_the_edit_brings_the_governing_decision_with_its_result(ran) -> None:
         part["text"] for item in items[call + 1 : result] for part in item.get("content") or []
     ]
     (why,) = between  # PreToolUse's context: after the call, just before its result
-    assert why.startswith(f"## Memory about `{PASSWORDS}`")
+    assert why.startswith(f"## Memory about `{PASSWORDS}`")  # the patch's first file first
     assert "Governs this file." in why and "argon2id" in why
     assert items[result]["output"].startswith("Exit code: 0")
     assert (ran["project"] / PASSWORDS).read_text() == BEFORE.replace(
@@ -149,7 +153,8 @@ def _activities(project: Path, title: str) -> list:
 
 def test_the_warm_log_records_the_edit_with_its_real_lines(ran) -> None:
     edits = [dict(e.details) for e in _activities(ran["project"], "edited file")]
-    assert {"file": PASSWORDS, "lines": "+2 -1"} in edits
+    assert {"file": PASSWORDS, "lines": "+2 -1"} in edits  # one entry per file of the patch
+    assert {"file": "services/auth/HASHING.md", "lines": "+3 -0"} in edits
 
 
 def test_the_command_that_exits_3_is_recorded_with_3(ran) -> None:
@@ -169,3 +174,41 @@ def test_the_session_is_codexs_and_its_end_ends_it(ran) -> None:
 def test_memsite_check_passes_after_the_run(ran) -> None:
     done = _memsite(ran["project"], "check")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+SUMMARY = "We ran the auth tests: 5 passed. Next: switch the hasher to argon2id."
+
+
+@pytest.fixture(scope="module")
+def compacted(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A run that Codex compacts after its first tool call (the stand-in says each call
+    used 150,000 tokens, over a limit of 2,000): the compaction's model call answers
+    ``SUMMARY``."""
+    project = sample_project(tmp_path_factory.mktemp("codex-compact") / "project", settings=False)
+    (project / "memory" / "hot" / "context.json").unlink()
+    assert _memsite(project, "init", "--codex").returncode == 0
+    run = run_codex(
+        project,
+        "Run the auth tests",
+        [command("echo 5 passed"), SUMMARY, "Done."],
+        settings="model_auto_compact_token_limit = 2000\n",
+        tokens=150_000,
+    )
+    return {"run": run, "project": project}
+
+
+def test_a_compaction_is_a_checkpoint_holding_codexs_summary(compacted) -> None:
+    run: Run = compacted["run"]
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "memsite hook:" not in run.stderr
+    first, second = _activities(compacted["project"], "checkpoint")
+    assert dict(first.details)["trigger"] == "auto"
+    assert dict(second.details)["completes"] == first.id
+    assert second.result == SUMMARY
+
+
+def test_the_model_resumes_from_the_checkpoint_after_the_compaction(compacted) -> None:
+    run: Run = compacted["run"]
+    assert len(run.messages) == 3  # the command, the compaction, the answer
+    (since,) = [t for t in _developer(run, run.messages[2]) if "Since the last checkpoint" in t]
+    assert since.startswith("## Since the last checkpoint") and SUMMARY in since
