@@ -261,3 +261,28 @@ def test_a_compaction_without_its_summary_in_the_log_says_so(project: Path) -> N
     )
     (checkpoint,) = activities(project, "checkpoint")  # memsite's own summary, not lost
     assert details(checkpoint)["trigger"] == "auto"
+
+
+def test_a_patch_codex_says_failed_records_no_edit(project: Path) -> None:
+    """Codex 0.169.0 fires no PostToolUse for a patch that does not apply; one whose own
+    result says it failed ("Exit code: 1") edited nothing, so nothing is recorded."""
+    event = recorded("post_tool_use_patch", project, project / "gone.jsonl")
+    event["tool_response"] = "Exit code: 1\nWall time: 0 seconds\nOutput:\nerror: no match\n"
+    said = hook(project, event, "--harness", "codex")
+    assert (said.exit_code, said.stdout, said.stderr) == (0, "", "")
+    hook(project, recorded("session_end", project), "--harness", "codex")
+    assert activities(project, "edited file") == []
+
+
+def test_a_patch_with_one_nameless_header_records_the_rest_and_says_so(project: Path) -> None:
+    event = recorded("post_tool_use_patch", project, project / "gone.jsonl")
+    event["tool_input"] = {
+        "command": "*** Begin Patch\n*** Add File: \n+x\n*** Add File: notes/a.txt\n+a\n+b\n"
+        "*** End Patch\n"
+    }
+    said = hook(project, event, "--harness", "codex")
+    assert said.exit_code == 0
+    assert said.stderr == "memsite hook: 1 file header(s) of Codex's patch name no file\n"
+    hook(project, recorded("session_end", project), "--harness", "codex")
+    edits = {details(e)["file"]: details(e)["lines"] for e in activities(project, "edited file")}
+    assert edits == {"notes/a.txt": "+2 -0"}
