@@ -64,21 +64,33 @@ PERSISTED = "<persisted-output>"
 
 def claude_binary() -> Path | None:
     """The pinned ``claude``: ``$MEMSITE_CLAUDE``, else the one ``.ci/run`` installs."""
-    named = os.environ.get("MEMSITE_CLAUDE")
-    path = Path(named) if named else LOCAL
-    return path if path.is_file() and os.access(path, os.X_OK) else None
+    return installed("MEMSITE_CLAUDE", LOCAL)
 
 
 def require_claude() -> Path:
     """The binary; without it the calling test (or module) is skipped, or fails when CI
     requires it (``MEMSITE_REQUIRE_CLAUDE=1``, set by ``.ci/run``)."""
-    path = claude_binary()
+    return required("CLAUDE", LOCAL, "Claude Code")
+
+
+def installed(variable: str, local: Path) -> Path | None:
+    """An agent CLI's binary: the path in ``$variable``, else ``local``; None when that is
+    not an executable file."""
+    named = os.environ.get(variable)
+    path = Path(named) if named else local
+    return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def required(cli: str, local: Path, title: str) -> Path:
+    """The binary of ``$MEMSITE_<cli>`` (else ``local``); without it the calling test (or
+    module) is skipped, or fails when CI requires it (``MEMSITE_REQUIRE_<cli>=1``)."""
+    path = installed(f"MEMSITE_{cli}", local)
     if path is not None:
         return path
-    where = os.environ.get("MEMSITE_CLAUDE") or str(LOCAL)
-    if os.environ.get("MEMSITE_REQUIRE_CLAUDE"):
-        pytest.fail(f"MEMSITE_REQUIRE_CLAUDE is set but {where} is missing", pytrace=False)
-    pytest.skip(f"Claude Code is not installed at {where} (see .ci/run)", allow_module_level=True)
+    where = os.environ.get(f"MEMSITE_{cli}") or str(local)
+    if os.environ.get(f"MEMSITE_REQUIRE_{cli}"):
+        pytest.fail(f"MEMSITE_REQUIRE_{cli} is set but {where} is missing", pytrace=False)
+    pytest.skip(f"{title} is not installed at {where} (see .ci/run)", allow_module_level=True)
 
 
 # --- the script ---------------------------------------------------------------------------

@@ -84,6 +84,7 @@ def run(
     says on stderr when it started a warm process; ``harness`` names the CLI that sent it
     (``harnesses.NAMES``; by default told from the event's shape)."""
     done: list[Answer] = []
+    time_limit = harnesses.time_limit(raw, harness, time_limit)
 
     def work() -> None:
         try:
@@ -182,23 +183,25 @@ def answer(
     hears whether a warm process was started, ``notes`` the lines for stderr (an event the
     CLI's table does not map, an answer cut to the CLI's cap)."""
     notes = notes if notes is not None else []
-    chosen = harnesses.named(harness) if harness else harnesses.detect(event)
+    chosen = harnesses.chosen(event, harness)
     try:
         events = chosen.canonical(event)
     except harnesses.Unmapped as err:
         notes.append(f"memsite hook: {err}; nothing done")
         return ""
+    notes.extend(f"memsite hook: {n}" for one in events for n in one.pop(harnesses.NOTES, ()))
     said = [
         _one(one, chosen, open_memory, prime_budget, recall_budget, lexical,
              started if started is not None else [])
         for one in events
     ]  # fmt: skip
     markdown = "\n".join(text for text in said if text.strip())
-    fitted = fit(markdown, chosen.cap, chosen.size)
+    unit = chosen.counts[:-1]  # "byte", "character"
+    fitted = fit(markdown, chosen.cap, chosen.size, unit)
     if fitted != markdown:
         notes.append(
-            f"memsite hook: the answer was cut to fit {chosen.title}'s {chosen.cap:,}-"
-            f"{'byte' if chosen.counts == 'bytes' else 'character'} hook context"
+            f"memsite hook: the answer was cut to fit {chosen.title}'s {chosen.cap:,}-{unit} "
+            "hook context"
         )
     return chosen.output(str(event.get("hook_event_name")), fitted)
 
@@ -366,16 +369,18 @@ def compact_summary(text: str) -> str:
     return (found.group(1) if found else _ANALYSIS.sub("", text)).strip()
 
 
-CUT = "\n_Cut to fit the harness's {cap:,}-character limit; ask memsite for more._\n"
+CUT = "\n_Cut to fit the harness's {cap:,}-{unit} limit; ask memsite for more._\n"
 
 
-def fit(markdown: str, cap: int = CONTEXT_CAP, size: Callable[[str], int] = len) -> str:
+def fit(
+    markdown: str, cap: int = CONTEXT_CAP, size: Callable[[str], int] = len, unit: str = "character"
+) -> str:
     """``markdown`` within ``cap`` (as ``size`` counts it: characters, or a CLI's bytes):
     whole, or cut at the last line that fits, with a line that says so, so the model never
     gets a harness's preview of it."""
     if size(markdown) <= cap:
         return markdown
-    note = CUT.format(cap=cap)
+    note = CUT.format(cap=cap, unit=unit)
     room = cap - size(note)
     head = markdown[:room]
     while head and size(head) > room:  # characters of several bytes each

@@ -1,5 +1,6 @@
 """``memsite init --claude``: the hooks block of Claude Code's ``.claude/settings.json``
-(issue 23), written into a new file or merged into the project's own.
+(issue 23), written into a new file or merged into the project's own; and the same merge for
+another CLI's hooks file in Claude Code's format (``configs/``, issue 37).
 
 Each event memsite answers gets one matcher group whose command is the absolute path of the
 memsite that ran ``init`` (the harness's PATH may not hold a virtualenv's ``bin/``). Only
@@ -14,6 +15,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -56,6 +58,8 @@ def is_ours(hook: object) -> bool:
         words = shlex.split(command)
     except ValueError:
         return False
+    if len(words) >= 4 and words[-2] == "--harness":  # another CLI's (init --codex)
+        words = words[:-2]
     return (
         len(words) >= 2
         and words[-1] == "hook"
@@ -105,18 +109,27 @@ def _event_groups(groups: list[Any], matcher: str, entry: dict[str, Any]) -> lis
     return out
 
 
-def merged(settings: dict[str, Any], command: str) -> dict[str, Any]:
-    """``settings`` with memsite's hook for every event, every other hook kept where it is."""
+def merged(
+    settings: dict[str, Any],
+    command: str,
+    events: Mapping[str, str] = EVENTS,
+    timeouts: Mapping[str, int] | None = None,
+    name: str = SETTINGS,
+) -> dict[str, Any]:
+    """``settings`` with memsite's hook for every event of ``events`` (event -> matcher),
+    each waited for ``TIMEOUT`` seconds unless ``timeouts`` says otherwise, every other hook
+    kept where it is; ``name`` is the file, as errors name it."""
     out = dict(settings)
     hooks = out.get("hooks", {})
     if not isinstance(hooks, dict):
-        raise InvalidInput(f"{SETTINGS}: 'hooks' is not an object; fix it by hand first")
+        raise InvalidInput(f"{name}: 'hooks' is not an object; fix it by hand first")
     hooks = dict(hooks)
-    entry = {"type": "command", "command": command, "timeout": TIMEOUT}
-    for event, matcher in EVENTS.items():
+    for event, matcher in events.items():
         groups = hooks.get(event, [])
         if not isinstance(groups, list):
-            raise InvalidInput(f"{SETTINGS}: hooks.{event} is not a list; fix it by hand first")
+            raise InvalidInput(f"{name}: hooks.{event} is not a list; fix it by hand first")
+        wait = (timeouts or {}).get(event, TIMEOUT)
+        entry = {"type": "command", "command": command, "timeout": wait}
         hooks[event] = _event_groups(groups, matcher, entry)
     out["hooks"] = hooks
     return out
@@ -153,10 +166,21 @@ def _read(project: Path, path: Path) -> dict[str, Any]:
 def write_settings(project: Path, command: str | None = None) -> tuple[Path, bool]:
     """Write or merge ``project/.claude/settings.json``; whether the file changed. The file
     keeps its mode, and a link keeps pointing at the file it names, which is rewritten."""
-    path = project / SETTINGS
+    return write_hooks(
+        project, SETTINGS, lambda existing: merged(existing, command or hook_command())
+    )
+
+
+def write_hooks(
+    project: Path, rel: str, merge: Callable[[dict[str, Any]], dict[str, Any]]
+) -> tuple[Path, bool]:
+    """Write or merge the JSON hooks file ``project/rel`` (an agent CLI's: Claude Code's
+    settings, Codex's hooks) with ``merge``; whether the file changed. The file keeps its
+    mode, and a link keeps pointing at the file it names, which is rewritten."""
+    path = project / rel
     target = _target(project, path)
     existing = _read(project, target)
-    wanted = merged(existing, command or hook_command())
+    wanted = merge(existing)
     try:
         if wanted == existing:
             return path, False

@@ -46,6 +46,12 @@ from .records import RECORDS, add_records
     help="Also write (or merge into) the project's .claude/settings.json: memsite's hooks for "
     "every Claude Code event, calling this memsite by its absolute path.",
 )
+@click.option(
+    "--codex",
+    is_flag=True,
+    help="Also write (or merge into) the project's .codex/hooks.json: memsite's hooks for "
+    "every Codex event, calling this memsite by its absolute path.",
+)
 @RECORDS
 @click.pass_context
 def init(
@@ -56,6 +62,7 @@ def init(
     techdocs: bool,
     engine: str | None,
     claude: bool,
+    codex: bool,
 ) -> None:
     """Create a memory tree (never overwrites anything)."""
     from ..store.tree import init_tree
@@ -104,6 +111,16 @@ def init(
         except MemsiteError as err:
             raise click.ClickException(str(err)) from None
         click.echo(f"{'wrote' if changed else 'kept   '} {path} (memsite's Claude Code hooks)")
+    if codex:
+        from ..agents.configs import codex as codex_config
+        from ..store.code import repository_root
+
+        try:
+            path, changed = codex_config.write_hooks(repository_root(target))
+        except MemsiteError as err:
+            raise click.ClickException(str(err)) from None
+        click.echo(f"{'wrote' if changed else 'kept   '} {path} (memsite's Codex hooks)")
+        click.echo(codex_config.NOTE)
     if ci:
         from ..site.publish.zensical import engine as site_engine
 

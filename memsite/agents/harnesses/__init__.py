@@ -3,11 +3,14 @@ an event names its CLI when ``--harness`` is not given."""
 
 from __future__ import annotations
 
-from .base import Event, Harness, Unmapped
+import json
+
+from .base import NOTES, Event, Harness, Unmapped
 from .claude import HARNESS as CLAUDE
+from .codex import HARNESS as CODEX
 
 # the others first: Claude Code's is the protocol the others borrow, so it is the fallback
-HARNESSES: dict[str, Harness] = {h.name: h for h in (CLAUDE,)}
+HARNESSES: dict[str, Harness] = {h.name: h for h in (CODEX, CLAUDE)}
 NAMES = tuple(HARNESSES)
 
 
@@ -24,4 +27,36 @@ def detect(event: Event) -> Harness:
     return CLAUDE
 
 
-__all__ = ["CLAUDE", "HARNESSES", "NAMES", "Event", "Harness", "Unmapped", "detect", "named"]
+def chosen(event: Event, name: str | None = None) -> Harness:
+    """The harness ``name`` (``--harness``), else the one ``event`` looks like."""
+    return named(name) if name else detect(event)
+
+
+def time_limit(raw: bytes, name: str | None, default: float) -> float:
+    """``default`` seconds, or less where the CLI that sent the event (its JSON in ``raw``)
+    kills a hook sooner (Codex's 3 s for SessionEnd): memsite gives up first, and says so.
+    An event that is not a JSON object gets ``default`` (the hook says what is wrong)."""
+    try:
+        event = json.loads(raw)
+    except (ValueError, RecursionError):
+        return default
+    if not isinstance(event, dict):
+        return default
+    own = chosen(event, name).time_limits.get(str(event.get("hook_event_name")))
+    return min(default, own) if own is not None else default
+
+
+__all__ = [
+    "CLAUDE",
+    "CODEX",
+    "HARNESSES",
+    "NAMES",
+    "NOTES",
+    "Event",
+    "Harness",
+    "Unmapped",
+    "chosen",
+    "detect",
+    "named",
+    "time_limit",
+]

@@ -14,7 +14,9 @@ of ``hooks.EVENTS``, ``tool_name`` one of Claude Code's (``Edit``, ``Write``, ``
   CLI gives a real diff;
 - a command's exit status as ``tool_response.exit_code``: a number, or ``None`` where the CLI
   says nothing (recorded as unknown, never as 0); a failure may also come as Claude Code's
-  ``PostToolUseFailure`` with ``error: "Exit code N\\n..."``.
+  ``PostToolUseFailure`` with ``error: "Exit code N\\n..."``;
+- under ``NOTES``, lines for the hook's stderr: a field the CLI was expected to send and did
+  not (silence is not success), the event still answered.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Event = dict[str, Any]
+NOTES = "memsite_notes"  # a canonical event's lines for stderr (see above)
 
 
 class Unmapped(ValueError):
@@ -43,7 +46,9 @@ class Harness:
     the most context the CLI takes whole, counted in ``counts``; ``nested`` puts the context in
     ``hookSpecificOutput`` (else at the top level); ``why_after_tool`` gives the decision that
     governs an edited file with the tool's result, where the CLI drops PreToolUse context;
-    ``looks_like`` tells this CLI's events from the others' when ``--harness`` is not given."""
+    ``looks_like`` tells this CLI's events from the others' when ``--harness`` is not given;
+    ``time_limits`` (seconds, per event of the CLI) is memsite's own limit where the CLI
+    kills a hook sooner than memsite's default would give up."""
 
     name: str
     title: str
@@ -56,6 +61,7 @@ class Harness:
     nested: bool = True
     why_after_tool: bool = False
     looks_like: Callable[[Event], bool] | None = None
+    time_limits: Mapping[str, float] = field(default_factory=dict)
 
     def canonical(self, event: Event) -> list[Event]:
         """The canonical events for one of this CLI's events; ``Unmapped`` for an event
