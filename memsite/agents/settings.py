@@ -1,5 +1,6 @@
 """``memsite init --claude``: the hooks block of Claude Code's ``.claude/settings.json``
-(issue 23), written into a new file or merged into the project's own.
+(issue 23), written into a new file or merged into the project's own; and the same for an
+agent CLI that borrows Claude Code's format in a file of its own (``harnesses/setup/``).
 
 Each event memsite answers gets one matcher group whose command is the absolute path of the
 memsite that ran ``init`` (the harness's PATH may not hold a virtualenv's ``bin/``). Only
@@ -14,6 +15,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from collections.abc import Mapping
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -37,18 +39,20 @@ EVENTS = {
 }
 
 
-def hook_command() -> str:
-    """The command that runs this memsite's ``hook``, by absolute path."""
+def hook_command(harness: str | None = None) -> str:
+    """The command that runs this memsite's ``hook``, by absolute path; for the agent CLI
+    ``harness`` (another than Claude Code), with ``--harness`` naming it."""
     script = Path(sys.executable).parent / "memsite"
+    named = f" --harness {shlex.quote(harness)}" if harness else ""
     if script.is_file():
-        return f"{shlex.quote(str(script))} hook"
-    return f"{shlex.quote(sys.executable)} -m memsite hook"
+        return f"{shlex.quote(str(script))} hook{named}"
+    return f"{shlex.quote(sys.executable)} -m memsite hook{named}"
 
 
 def is_ours(hook: object) -> bool:
     """Whether a hook entry runs ``memsite hook`` (as :func:`hook_command` writes it: a
-    ``memsite`` program or ``python -m memsite``), not another tool's script that only
-    names memsite."""
+    ``memsite`` program or ``python -m memsite``, maybe with ``--harness NAME``), not another
+    tool's script that only names memsite."""
     command = hook.get("command") if isinstance(hook, dict) else None
     if not isinstance(command, str):
         return False
@@ -56,6 +60,8 @@ def is_ours(hook: object) -> bool:
         words = shlex.split(command)
     except ValueError:
         return False
+    if len(words) >= 4 and words[-2] == "--harness":
+        words = words[:-2]  # another CLI's: ``memsite hook --harness NAME``
     return (
         len(words) >= 2
         and words[-1] == "hook"
@@ -105,18 +111,27 @@ def _event_groups(groups: list[Any], matcher: str, entry: dict[str, Any]) -> lis
     return out
 
 
-def merged(settings: dict[str, Any], command: str) -> dict[str, Any]:
-    """``settings`` with memsite's hook for every event, every other hook kept where it is."""
+def merged(
+    settings: dict[str, Any],
+    command: str,
+    *,
+    events: Mapping[str, str] = EVENTS,
+    timeout: int = TIMEOUT,
+    name: str = SETTINGS,
+) -> dict[str, Any]:
+    """``settings`` with memsite's hook for every event of ``events`` (event -> matcher; an
+    agent CLI that borrows Claude Code's format names its own, its ``timeout`` in its own
+    units and its file's ``name`` for messages), every other hook kept where it is."""
     out = dict(settings)
     hooks = out.get("hooks", {})
     if not isinstance(hooks, dict):
-        raise InvalidInput(f"{SETTINGS}: 'hooks' is not an object; fix it by hand first")
+        raise InvalidInput(f"{name}: 'hooks' is not an object; fix it by hand first")
     hooks = dict(hooks)
-    entry = {"type": "command", "command": command, "timeout": TIMEOUT}
-    for event, matcher in EVENTS.items():
+    entry = {"type": "command", "command": command, "timeout": timeout}
+    for event, matcher in events.items():
         groups = hooks.get(event, [])
         if not isinstance(groups, list):
-            raise InvalidInput(f"{SETTINGS}: hooks.{event} is not a list; fix it by hand first")
+            raise InvalidInput(f"{name}: hooks.{event} is not a list; fix it by hand first")
         hooks[event] = _event_groups(groups, matcher, entry)
     out["hooks"] = hooks
     return out
@@ -150,13 +165,21 @@ def _read(project: Path, path: Path) -> dict[str, Any]:
     return existing
 
 
-def write_settings(project: Path, command: str | None = None) -> tuple[Path, bool]:
-    """Write or merge ``project/.claude/settings.json``; whether the file changed. The file
-    keeps its mode, and a link keeps pointing at the file it names, which is rewritten."""
-    path = project / SETTINGS
+def write_settings(
+    project: Path,
+    command: str | None = None,
+    *,
+    name: str = SETTINGS,
+    events: Mapping[str, str] = EVENTS,
+    timeout: int = TIMEOUT,
+) -> tuple[Path, bool]:
+    """Write or merge ``project/.claude/settings.json`` (or another CLI's file ``name`` in
+    Claude Code's format, see ``merged``); whether the file changed. The file keeps its
+    mode, and a link keeps pointing at the file it names, which is rewritten."""
+    path = project / name
     target = _target(project, path)
     existing = _read(project, target)
-    wanted = merged(existing, command or hook_command())
+    wanted = merged(existing, command or hook_command(), events=events, timeout=timeout, name=name)
     try:
         if wanted == existing:
             return path, False

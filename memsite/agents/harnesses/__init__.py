@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from .base import Event, Harness, Unmapped
 from .claude import HARNESS as CLAUDE
+from .qwen import HARNESS as QWEN
 
 # the others first: Claude Code's is the protocol the others borrow, so it is the fallback
-HARNESSES: dict[str, Harness] = {h.name: h for h in (CLAUDE,)}
+HARNESSES: dict[str, Harness] = {h.name: h for h in (QWEN, CLAUDE)}
 NAMES = tuple(HARNESSES)
 
 
