@@ -69,18 +69,21 @@ def run_qwen(
     prompt: str,
     replies: list[Reply],
     *,
+    args: list[str] | tuple[str, ...] = (),
     env: Mapping[str, str] | None = None,
     home: Path | None = None,
     timeout: float = 180,
 ) -> Run:
     """Run ``qwen -p prompt`` in ``project`` (every tool allowed) against a stand-in
-    answering ``replies``; HOME defaults to ``<project>.home`` beside the project."""
+    answering ``replies``; ``args`` are passed on (``--session-id ID``); HOME defaults to
+    ``<project>.home`` beside the project."""
     binary = require_qwen()
     if home is None:
         home = project.parent / f"{project.name}.home"
     (home / ".qwen").mkdir(parents=True, exist_ok=True)
     (home / ".qwen" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=2) + "\n")
     command = [str(binary), "-p", prompt, "--auth-type", "anthropic", "-o", "json", "--yolo"]
+    command += list(args)
     stand_in = StandIn(replies)
     with stand_in.serve():
         extra = {

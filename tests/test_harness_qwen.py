@@ -107,6 +107,16 @@ def test_an_edit_is_logged_with_the_lines_of_its_real_diff(feed, sample: Path) -
     assert "file: notes.txt\nlines: +3 -0\n" in log
 
 
+def test_a_runs_last_edit_is_written_at_the_end_of_its_turn(feed, sample: Path) -> None:
+    # `qwen -p` never fires SessionEnd; Stop (each turn's end) writes the open burst
+    started(feed)
+    assert feed("post_tool_use_edit").exit_code == 0
+    assert f"file: {PASSWORDS}\nlines: +1 -2\n" not in warm(sample)  # more may follow
+    done = feed("stop")
+    assert (done.exit_code, done.stdout, done.stderr) == (0, "", "")
+    assert f"file: {PASSWORDS}\nlines: +1 -2\n" in warm(sample)
+
+
 def test_the_governing_decision_comes_with_the_edits_result_once(feed, sample: Path) -> None:
     # PreToolUse context never reaches the model outside ACP: it must not spend the why
     started(feed)

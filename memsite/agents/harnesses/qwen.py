@@ -15,7 +15,8 @@ What is read here rather than taken literally (measured with 0.24.4, the events 
   ``tool_response.llmContent`` when it exits 0, of the ``PostToolUseFailure`` ``error``
   otherwise; a result without one (a killed command says ``Exit Code: (none)``) is unknown.
 - It escapes ``&``, ``<`` and ``>`` in hook context (``ESCAPED``) and never fires
-  ``SessionEnd`` in a ``-p`` run: that session is archived once stale (``following``).
+  ``SessionEnd`` in a ``-p`` run: ``Stop`` (each turn's end) writes the last burst of edits,
+  and the session is archived once stale (``following``).
 """
 
 from __future__ import annotations
@@ -24,8 +25,11 @@ import re
 from collections.abc import Mapping
 
 from .base import Event, Harness
-from .claude import EVENTS  # Qwen Code's hooks carry Claude Code's event names
+from .claude import EVENTS as CLAUDE_EVENTS
 
+# Claude Code's event names, and Stop: the end of a turn, where a `-p` run's last burst of
+# edits is written (it never fires SessionEnd)
+EVENTS = (*CLAUDE_EVENTS, "Stop")
 # its tool ids -> Claude Code's; their arguments already carry Claude Code's names
 TOOLS = {
     "edit": "Edit",

@@ -25,6 +25,7 @@ EVENTS = {
     "PreCompact": "manual|auto",
     "PostCompact": "manual|auto",
     "SessionEnd": "",
+    "Stop": "",  # a -p run never ends its session: each turn's end writes its last edits
 }
 STILL_TO_DO = (
     "Qwen Code loads a project's hooks only in a trusted folder: with security.folderTrust "
