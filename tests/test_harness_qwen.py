@@ -107,6 +107,17 @@ def test_an_edit_is_logged_with_the_lines_of_its_real_diff(feed, sample: Path) -
     assert "file: notes.txt\nlines: +3 -0\n" in log
 
 
+def test_a_write_that_changes_nothing_is_logged_as_no_lines(feed, sample: Path) -> None:
+    # the same content written again: a diff without hunks, not the content's 3 lines
+    started(feed)
+    write = recorded("post_tool_use_write_file", sample.parent)
+    response = write["tool_response"]
+    display = {**response["returnDisplay"], "fileDiff": "Index: notes.txt\n"}
+    assert feed("post_tool_use_write_file", tool_response={**response, "returnDisplay": display})
+    assert feed("stop").exit_code == 0
+    assert "file: notes.txt\nlines: +0 -0\n" in warm(sample)
+
+
 def test_a_runs_last_edit_is_written_at_the_end_of_its_turn(feed, sample: Path) -> None:
     # `qwen -p` never fires SessionEnd; Stop (each turn's end) writes the open burst
     started(feed)

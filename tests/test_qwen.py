@@ -106,7 +106,7 @@ def test_the_session_start_memory_reaches_the_first_request_inline_and_whole(ran
     assert prime.startswith("# Persona") and "# Where were we?" in prime
     assert "Qwen Code session" in prime  # the live session the hook started
     [block] = [m.group(1) for t in run.texts(run.messages[0]) for m in START.finditer(t)]
-    # Qwen Code escapes & < > in hook context; nothing else differs, nothing is cut
+    # Qwen Code escapes < > in hook context; nothing else differs, nothing is cut
     assert _clockless(block.strip()) == _clockless(escaped(prime).strip())
 
 

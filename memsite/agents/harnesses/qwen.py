@@ -14,7 +14,7 @@ What is read here rather than taken literally (measured with 0.24.4, the events 
 - A command's exit status is the ``Exit Code: N`` line of its result text: of
   ``tool_response.llmContent`` when it exits 0, of the ``PostToolUseFailure`` ``error``
   otherwise; a result without one (a killed command says ``Exit Code: (none)``) is unknown.
-- It escapes ``&``, ``<`` and ``>`` in hook context (``ESCAPED``) and never fires
+- It escapes ``<`` and ``>`` in hook context (``ESCAPED``) and never fires
   ``SessionEnd`` in a ``-p`` run: ``Stop`` (each turn's end) writes the last burst of edits,
   and the session is archived once stale (``following``).
 """
@@ -38,7 +38,7 @@ TOOLS = {
     "todo_write": "TodoWrite",
 }
 # what Qwen Code does to hook context before the model sees it
-ESCAPED = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"))
+ESCAPED = (("<", "&lt;"), (">", "&gt;"))
 
 _EXIT = re.compile(r"^Exit Code: (-?\d+)\s*$", re.M)
 _OUTPUT = re.compile(r"^Output: (.*?)(?=^Error: |^Exit Code: |\Z)", re.M | re.S)
@@ -59,7 +59,9 @@ def read(event: Event) -> list[Event]:
         display = response.get("returnDisplay")
         diff = display.get("fileDiff") if isinstance(display, Mapping) else None
         if isinstance(diff, str):
-            return [{**event, "tool_response": {**response, "structuredPatch": hunks(diff)}}]
+            # a diff without hunks changed nothing: one empty hunk, never the strings' count
+            patch = hunks(diff) or [{"lines": []}]
+            return [{**event, "tool_response": {**response, "structuredPatch": patch}}]
     if name == "PostToolUse" and tool == "Bash":
         text = response.get("llmContent") if isinstance(response, Mapping) else response
         text = text if isinstance(text, str) else ""
