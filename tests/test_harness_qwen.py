@@ -253,3 +253,16 @@ def test_init_qwen_refuses_settings_that_are_not_json_in_one_line(project: Path)
     assert done.exit_code == 1 and isinstance(done.exception, SystemExit)
     assert len(done.stderr.splitlines()) == 1 and ".qwen/settings.json: not JSON" in done.stderr
     assert path.read_text() == '{"hooks": '
+
+
+def test_init_qwen_refuses_settings_with_comments_naming_them(project: Path) -> None:
+    # Qwen Code reads its settings as JSON with comments; a rewrite would lose them
+    path = project / ".qwen" / "settings.json"
+    path.parent.mkdir()
+    text = '{\n  // the team\'s model\n  "model": {"name": "qwen3-coder"} /* pinned */\n}\n'
+    path.write_text(text)
+    done = init_qwen(project)
+    assert done.exit_code == 1 and isinstance(done.exception, SystemExit)
+    assert len(done.stderr.splitlines()) == 1
+    assert "holds comments" in done.stderr and "by hand" in done.stderr
+    assert path.read_text() == text

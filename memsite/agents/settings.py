@@ -13,6 +13,7 @@ settings file that is a link is written through to its target, inside the reposi
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import sys
 from collections.abc import Mapping
@@ -159,10 +160,32 @@ def _read(project: Path, path: Path) -> dict[str, Any]:
     except RecursionError:
         raise InvalidInput(f"{path}: JSON nested too deeply; fix it by hand first") from None
     except (ValueError, UnicodeDecodeError) as err:
+        if _commented(raw):
+            raise InvalidInput(
+                f"{path}: holds comments, which writing it again would lose; not changed: add "
+                "memsite's hooks by hand (docs/agents.md), or take the comments out"
+            ) from None
         raise InvalidInput(f"{path}: not JSON ({err}); fix it by hand first") from None
     if not isinstance(existing, dict):
         raise InvalidInput(f"{path}: not a JSON object; fix it by hand first")
     return existing
+
+
+# a JSON string (kept whole), or a comment: what JSON with comments adds to JSON
+_TOKEN = re.compile(rb'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.S)
+
+
+def _commented(raw: bytes) -> bool:
+    """Whether ``raw`` is JSON once its ``//`` and ``/* */`` comments are left out: a CLI
+    that reads its settings as JSON with comments (Qwen Code) takes it as it is."""
+    bare = _TOKEN.sub(lambda m: m.group(0) if m.group(0).startswith(b'"') else b"", raw)
+    if bare == raw:
+        return False
+    try:
+        json.loads(bare)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return False
+    return True
 
 
 def write_settings(
