@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from memsite.agents import settings
-from memsite.agents.configs import codex
+from memsite.agents.harnesses.setup import codex
 from memsite.cli import cli
 
 TEAM = {"type": "command", "command": "./scripts/guard.sh", "timeout": 30}
@@ -88,7 +88,7 @@ def test_init_codex_keeps_the_teams_hooks_and_replaces_an_old_memsite(project: P
     assert written["hooks"]["Stop"] == [{"hooks": [TEAM]}]
     (group,) = written["hooks"]["PostToolUse"]
     assert group["hooks"][0] == TEAM
-    assert group["hooks"][1]["command"] == codex.hook_command()  # the old one replaced
+    assert group["hooks"][1]["command"] == settings.hook_command("codex")  # the old one replaced
     assert len(group["hooks"]) == 2
 
 

@@ -54,6 +54,7 @@ EVENTS = (
     "PreCompact",
     "PostCompact",
     "SessionEnd",
+    "Stop",
 )
 SOURCES = ("startup", "resume", "clear", "compact", "fork")
 
@@ -277,6 +278,9 @@ def _answer(
         following.flush(memory)
         following.on_prompt(memory, sid, prompt)
         return _recall(memory, sid, prompt, recall_budget, lexical, started)
+    if name == "Stop":  # a turn's end: its last burst of edits is written (issue 37)
+        following.flush(memory)
+        return ""
     trigger = event.get("trigger") if event.get("trigger") in TRIGGERS else "auto"
     if name == "PreCompact":
         following.flush(memory)

@@ -1,6 +1,6 @@
 """``memsite init --claude``: the hooks block of Claude Code's ``.claude/settings.json``
 (issue 23), written into a new file or merged into the project's own; and the same merge for
-another CLI's hooks file in Claude Code's format (``configs/``, issue 37).
+another CLI's hooks file in Claude Code's format (``harnesses/setup/``, issue 37).
 
 Each event memsite answers gets one matcher group whose command is the absolute path of the
 memsite that ran ``init`` (the harness's PATH may not hold a virtualenv's ``bin/``). Only
@@ -13,6 +13,7 @@ settings file that is a link is written through to its target, inside the reposi
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import sys
 from collections.abc import Callable, Mapping
@@ -39,12 +40,14 @@ EVENTS = {
 }
 
 
-def hook_command() -> str:
-    """The command that runs this memsite's ``hook``, by absolute path."""
+def hook_command(harness: str | None = None) -> str:
+    """The command that runs this memsite's ``hook``, by absolute path; for the agent CLI
+    ``harness`` (another than Claude Code), with ``--harness`` naming it."""
     script = Path(sys.executable).parent / "memsite"
+    named = f" --harness {shlex.quote(harness)}" if harness else ""
     if script.is_file():
-        return f"{shlex.quote(str(script))} hook"
-    return f"{shlex.quote(sys.executable)} -m memsite hook"
+        return f"{shlex.quote(str(script))} hook{named}"
+    return f"{shlex.quote(sys.executable)} -m memsite hook{named}"
 
 
 def is_ours(hook: object) -> bool:
@@ -157,10 +160,32 @@ def _read(project: Path, path: Path) -> dict[str, Any]:
     except RecursionError:
         raise InvalidInput(f"{path}: JSON nested too deeply; fix it by hand first") from None
     except (ValueError, UnicodeDecodeError) as err:
+        if _commented(raw):
+            raise InvalidInput(
+                f"{path}: holds comments, which writing it again would lose; not changed: add "
+                "memsite's hooks by hand (docs/agents.md), or take the comments out"
+            ) from None
         raise InvalidInput(f"{path}: not JSON ({err}); fix it by hand first") from None
     if not isinstance(existing, dict):
         raise InvalidInput(f"{path}: not a JSON object; fix it by hand first")
     return existing
+
+
+# a JSON string (kept whole), or a comment: what JSON with comments adds to JSON
+_TOKEN = re.compile(rb'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.S)
+
+
+def _commented(raw: bytes) -> bool:
+    """Whether ``raw`` is JSON once its ``//`` and ``/* */`` comments are left out: a CLI
+    that reads its settings as JSON with comments (Qwen Code) takes it as it is."""
+    bare = _TOKEN.sub(lambda m: m.group(0) if m.group(0).startswith(b'"') else b"", raw)
+    if bare == raw:
+        return False
+    try:
+        json.loads(bare)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return False
+    return True
 
 
 def write_settings(project: Path, command: str | None = None) -> tuple[Path, bool]:

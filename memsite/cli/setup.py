@@ -1,11 +1,12 @@
 """``memsite init``: a new memory tree, and what it can set up beside it (the ``[records]``
-folders, Claude Code's hooks, a CI workflow).
+folders, Claude Code's and Qwen Code's hooks, a CI workflow).
 
 It parses its options, makes the tree, and echoes what it created and what it kept.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -52,6 +53,12 @@ from .records import RECORDS, add_records
     help="Also write (or merge into) the project's .codex/hooks.json: memsite's hooks for "
     "every Codex event, calling this memsite by its absolute path.",
 )
+@click.option(
+    "--qwen",
+    is_flag=True,
+    help="Also write (or merge into) the project's .qwen/settings.json: memsite's hooks for "
+    "Qwen Code (hook --harness qwen), calling this memsite by its absolute path.",
+)
 @RECORDS
 @click.pass_context
 def init(
@@ -63,6 +70,7 @@ def init(
     engine: str | None,
     claude: bool,
     codex: bool,
+    qwen: bool,
 ) -> None:
     """Create a memory tree (never overwrites anything)."""
     from ..store.tree import init_tree
@@ -104,23 +112,18 @@ def init(
         click.echo(f"added {', '.join(ignored)} to .gitignore (what memsite builds, not memory)")
     if claude:
         from ..agents.settings import write_settings
-        from ..store.code import repository_root
 
-        try:
-            path, changed = write_settings(repository_root(target))
-        except MemsiteError as err:
-            raise click.ClickException(str(err)) from None
-        click.echo(f"{'wrote' if changed else 'kept   '} {path} (memsite's Claude Code hooks)")
+        _write_hooks(target, write_settings, "Claude Code")
     if codex:
-        from ..agents.configs import codex as codex_config
-        from ..store.code import repository_root
+        from ..agents.harnesses.setup import codex as codex_setup
 
-        try:
-            path, changed = codex_config.write_hooks(repository_root(target))
-        except MemsiteError as err:
-            raise click.ClickException(str(err)) from None
-        click.echo(f"{'wrote' if changed else 'kept   '} {path} (memsite's Codex hooks)")
-        click.echo(codex_config.NOTE)
+        _write_hooks(target, codex_setup.write_hooks, "Codex")
+        click.echo(codex_setup.NOTE)
+    if qwen:
+        from ..agents.harnesses.setup import qwen as qwen_setup
+
+        _write_hooks(target, qwen_setup.write_hooks, "Qwen Code")
+        click.echo(qwen_setup.NOTE)
     if ci:
         from ..site.publish.zensical import engine as site_engine
 
@@ -137,6 +140,17 @@ def init(
                 f"edit {path}: memsite could not tell where it was installed from; replace "
                 f"{how.spec} with a pip requirement, or run memsite init --ci {ci} --install SPEC"
             )
+
+
+def _write_hooks(target: Path, write: Callable[[Path], tuple[Path, bool]], harness: str) -> None:
+    """Write or merge an agent CLI's hooks configuration in the repository of ``target``."""
+    from ..store.code import repository_root
+
+    try:
+        path, changed = write(repository_root(target))
+    except MemsiteError as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(f"{'wrote' if changed else 'kept   '} {path} (memsite's {harness} hooks)")
 
 
 def _refuse_a_second_tree() -> None:

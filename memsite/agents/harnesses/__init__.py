@@ -8,9 +8,10 @@ import json
 from .base import NOTES, Event, Harness, Unmapped
 from .claude import HARNESS as CLAUDE
 from .codex import HARNESS as CODEX
+from .qwen import HARNESS as QWEN
 
 # the others first: Claude Code's is the protocol the others borrow, so it is the fallback
-HARNESSES: dict[str, Harness] = {h.name: h for h in (CODEX, CLAUDE)}
+HARNESSES: dict[str, Harness] = {h.name: h for h in (CODEX, QWEN, CLAUDE)}
 NAMES = tuple(HARNESSES)
 
 

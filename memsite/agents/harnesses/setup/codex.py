@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import settings
+from ... import settings
 
 HOOKS = ".codex/hooks.json"
 # event -> matcher ("" for every one)
@@ -33,14 +33,9 @@ NOTE = (
 )
 
 
-def hook_command() -> str:
-    """The command that runs this memsite's ``hook`` for Codex, by absolute path."""
-    return f"{settings.hook_command()} --harness codex"
-
-
 def write_hooks(project: Path, command: str | None = None) -> tuple[Path, bool]:
     """Write or merge ``project/.codex/hooks.json``; whether the file changed."""
-    wanted = command or hook_command()
+    wanted = command or settings.hook_command("codex")
     return settings.write_hooks(
         project,
         HOOKS,
