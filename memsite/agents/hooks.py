@@ -15,6 +15,7 @@ on stdout, and exit code 0.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import json
 import os
@@ -187,6 +188,9 @@ def answer(
         events = chosen.canonical(event)
     except harnesses.Unmapped as err:
         notes.append(f"memsite hook: {err}; nothing done")
+        with contextlib.suppress(MemsiteError, OSError), open_memory() as memory:  # for check
+            name = event.get("hook_event_name")
+            following.heard(memory, chosen, name if isinstance(name, str) else None, mapped=False)
         return ""
     said = [
         _one(one, chosen, open_memory, prime_budget, recall_budget, lexical,
@@ -221,6 +225,7 @@ def _one(
         return ""  # not a file edit: nothing to say, and the index is never opened
     sid = _text(event, "session_id") or "unknown"
     with open_memory() as memory:
+        following.heard(memory, chosen, str(name), mapped=True)
         if name == "SessionStart":
             source = _text(event, "source")
             following.on_start(
@@ -259,6 +264,8 @@ def _answer(
             return found.markdown if found is not None else ""
         return ""
     if name == "SessionStart":
+        if _text(event, "prompt"):  # the first prompt, whose own hook may run before this one
+            following.on_prompt(memory, sid, _text(event, "prompt"))
         compact = _text(event, "source") == "compact"
         built = is_built(memory.root, memory.cache_dir)
         if not built:  # a fresh clone: the index builds in the background, not in the hook

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -45,17 +46,20 @@ def hook_command() -> str:
     return f"{shlex.quote(sys.executable)} -m memsite hook"
 
 
-def is_ours(hook: object) -> bool:
+def is_ours(hook: object, key: str = "command", harness: str | None = None) -> bool:
     """Whether a hook entry runs ``memsite hook`` (as :func:`hook_command` writes it: a
     ``memsite`` program or ``python -m memsite``), not another tool's script that only
-    names memsite."""
-    command = hook.get("command") if isinstance(hook, dict) else None
+    names memsite. ``key`` names the entry's command field (Copilot CLI's is ``bash``); a
+    ``--harness NAME`` at the end is memsite's own too when ``harness`` is that name."""
+    command = hook.get(key) if isinstance(hook, dict) else None
     if not isinstance(command, str):
         return False
     try:
         words = shlex.split(command)
     except ValueError:
         return False
+    if harness is not None and words[-2:] == ["--harness", harness]:
+        words = words[:-2]
     return (
         len(words) >= 2
         and words[-1] == "hook"
@@ -63,12 +67,16 @@ def is_ours(hook: object) -> bool:
     )
 
 
-def _without_ours(group: object) -> object | None:
-    """``group`` without memsite's hook entries; None when they were all it held."""
+Ours = Callable[[object], bool]
+
+
+def without_ours(group: object, ours: Ours = is_ours) -> object | None:
+    """``group`` (a matcher group: ``{"hooks": [...]}``) without memsite's hook entries;
+    None when they were all it held."""
     hooks = group.get("hooks") if isinstance(group, dict) else None
     if not isinstance(group, dict) or not isinstance(hooks, list):
         return group
-    kept = [hook for hook in hooks if not is_ours(hook)]
+    kept = [hook for hook in hooks if not ours(hook)]
     if len(kept) == len(hooks):
         return group
     return {**group, "hooks": kept} if kept else None
@@ -97,7 +105,7 @@ def _event_groups(groups: list[Any], matcher: str, entry: dict[str, Any]) -> lis
             rest = [hook for hook in hooks[first + 1 :] if not is_ours(hook)]
             out.append({**group, "hooks": [*hooks[:first], entry, *rest]})
             continue
-        kept = _without_ours(group)
+        kept = without_ours(group)
         if kept is not None:
             out.append(kept)
     if home is None:
@@ -150,13 +158,16 @@ def _read(project: Path, path: Path) -> dict[str, Any]:
     return existing
 
 
-def write_settings(project: Path, command: str | None = None) -> tuple[Path, bool]:
-    """Write or merge ``project/.claude/settings.json``; whether the file changed. The file
-    keeps its mode, and a link keeps pointing at the file it names, which is rewritten."""
-    path = project / SETTINGS
+def write_json(
+    project: Path, rel: str, merge: Callable[[dict[str, Any]], dict[str, Any]]
+) -> tuple[Path, bool]:
+    """Write or merge the JSON object at ``project/rel`` as ``merge`` makes it of what is
+    there (``{}`` for no file); whether the file changed. The file keeps its mode, and a link
+    keeps pointing at the file it names, which is rewritten (an agent CLI's settings)."""
+    path = project / rel
     target = _target(project, path)
     existing = _read(project, target)
-    wanted = merged(existing, command or hook_command())
+    wanted = merge(existing)
     try:
         if wanted == existing:
             return path, False
@@ -165,3 +176,10 @@ def write_settings(project: Path, command: str | None = None) -> tuple[Path, boo
         raise InvalidInput(f"{path}: JSON nested too deeply; fix it by hand first") from None
     storage.replace(project, target, text)
     return path, True
+
+
+def write_settings(project: Path, command: str | None = None) -> tuple[Path, bool]:
+    """Write or merge ``project/.claude/settings.json``; whether the file changed."""
+    return write_json(
+        project, SETTINGS, lambda existing: merged(existing, command or hook_command())
+    )

@@ -1,11 +1,12 @@
 """``memsite init``: a new memory tree, and what it can set up beside it (the ``[records]``
-folders, Claude Code's hooks, a CI workflow).
+folders, Claude Code's and Copilot CLI's hooks, a CI workflow).
 
 It parses its options, makes the tree, and echoes what it created and what it kept.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -46,6 +47,12 @@ from .records import RECORDS, add_records
     help="Also write (or merge into) the project's .claude/settings.json: memsite's hooks for "
     "every Claude Code event, calling this memsite by its absolute path.",
 )
+@click.option(
+    "--copilot",
+    is_flag=True,
+    help="Also write (or merge into) the project's .github/hooks/memsite.json: memsite's hooks "
+    "for every GitHub Copilot CLI event, calling this memsite by its absolute path.",
+)
 @RECORDS
 @click.pass_context
 def init(
@@ -56,6 +63,7 @@ def init(
     techdocs: bool,
     engine: str | None,
     claude: bool,
+    copilot: bool,
 ) -> None:
     """Create a memory tree (never overwrites anything)."""
     from ..store.tree import init_tree
@@ -97,13 +105,12 @@ def init(
         click.echo(f"added {', '.join(ignored)} to .gitignore (what memsite builds, not memory)")
     if claude:
         from ..agents.settings import write_settings
-        from ..store.code import repository_root
 
-        try:
-            path, changed = write_settings(repository_root(target))
-        except MemsiteError as err:
-            raise click.ClickException(str(err)) from None
-        click.echo(f"{'wrote' if changed else 'kept   '} {path} (memsite's Claude Code hooks)")
+        _agent_hooks(target, write_settings, "Claude Code")
+    if copilot:
+        from ..agents.setups import copilot as copilot_setup
+
+        _agent_hooks(target, copilot_setup.write_config, "Copilot CLI", copilot_setup.NOTE)
     if ci:
         from ..site.publish.zensical import engine as site_engine
 
@@ -120,6 +127,22 @@ def init(
                 f"edit {path}: memsite could not tell where it was installed from; replace "
                 f"{how.spec} with a pip requirement, or run memsite init --ci {ci} --install SPEC"
             )
+
+
+def _agent_hooks(
+    target: Path, write: Callable[[Path], tuple[Path, bool]], cli: str, note: str = ""
+) -> None:
+    """Write an agent CLI's hooks configuration (``write``) in the repository of ``target``,
+    and say what it did and what the user must still do."""
+    from ..store.code import repository_root
+
+    try:
+        path, changed = write(repository_root(target))
+    except MemsiteError as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(f"{'wrote' if changed else 'kept   '} {path} (memsite's {cli} hooks)")
+    if note:
+        click.echo(f"note: {note}")
 
 
 def _refuse_a_second_tree() -> None:

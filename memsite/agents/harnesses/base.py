@@ -14,7 +14,9 @@ of ``hooks.EVENTS``, ``tool_name`` one of Claude Code's (``Edit``, ``Write``, ``
   CLI gives a real diff;
 - a command's exit status as ``tool_response.exit_code``: a number, or ``None`` where the CLI
   says nothing (recorded as unknown, never as 0); a failure may also come as Claude Code's
-  ``PostToolUseFailure`` with ``error: "Exit code N\\n..."``.
+  ``PostToolUseFailure`` with ``error: "Exit code N\\n..."``;
+- a ``SessionStart`` may carry the session's first ``prompt``, which names the session (a CLI
+  that runs the prompt's hook before the start's has ended).
 """
 
 from __future__ import annotations
