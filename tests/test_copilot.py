@@ -11,13 +11,15 @@ the nested output, so nothing reached the model; the edit was not recorded (no
 from __future__ import annotations
 
 import datetime as dt
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.claude_code import Run, sample_project, tool_use
+from tests.claude_code import Run, memsite_command, sample_project, tool_use
 from tests.copilot_cli import PIN, copilot_env, hook_outputs, require_copilot, run_copilot
 
 COPILOT = require_copilot()  # skipped without the binary; fails instead in CI
@@ -32,9 +34,11 @@ FAILING = "echo 2 tests failed; exit 3"
 
 
 def _memsite(project: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
     return subprocess.run(
         [sys.executable, "-m", "memsite", "--root", str(project / "memory"), *args],
         cwd=project,
+        env=env,
         capture_output=True,
         text=True,
         timeout=120,
@@ -146,3 +150,30 @@ def test_the_session_is_copilot_s_own_named_by_its_prompt_and_memory_checks(ran)
     checked = _memsite(project, "check")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "0 warning(s)" in checked.stderr, checked.stdout + checked.stderr
+
+
+def test_camel_case_hooks_are_reported_by_check_until_init_rewrites_them(tmp_path: Path) -> None:
+    """Silence is not success: hooks named in camelCase, as a translation of Claude Code's
+    settings may name them, run `memsite hook` in the real CLI and reach nothing; `memsite
+    check` says so, and `memsite init --copilot` puts it right."""
+    project = sample_project(tmp_path / "project", settings=False)
+    (project / "memory" / "hot" / "context.json").unlink()
+    hook = memsite_command("hook")
+    camel = ("sessionStart", "userPromptSubmitted", "sessionEnd")
+    config = {"version": 1, "hooks": {name: [{"type": "command", "bash": hook}] for name in camel}}
+    path = project / ".github" / "hooks" / "memsite.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(config))
+    silent = run_copilot(project, QUESTION, ["We use argon2id."])
+    assert silent.returncode == 0, silent.stderr
+    assert "# Persona" not in silent.all_texts(silent.messages[0])  # nothing reached it
+    checked = _memsite(project, "check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr  # a warning, not an error
+    (line,) = [line for line in checked.stdout.splitlines() if "hooks.json" in line]
+    assert "Copilot CLI's hooks sent memsite 3 event(s) it could not map" in line
+    assert "`memsite init --copilot`" in line
+    assert _memsite(project, "init", "--copilot").returncode == 0
+    assert not set(camel) & set(json.loads(path.read_text())["hooks"])  # memsite's went
+    heard = run_copilot(project, QUESTION, ["We use argon2id."])
+    assert "# Persona" in heard.all_texts(heard.messages[0])
+    assert "hooks.json" not in _memsite(project, "check").stdout

@@ -123,20 +123,26 @@ def test_a_failed_edit_is_not_recorded(project: Path) -> None:
     assert "— edited file" not in warm(project)
 
 
+def test_a_compaction_is_a_checkpoint(project: Path) -> None:
+    """Copilot has PreCompact (``/compact``, or its own compaction) and no PostCompact."""
+    feed(project, recorded("session-start", project), "--harness", "copilot")
+    done = feed(project, recorded("pre-compact", project), "--harness", "copilot")
+    assert done.exit_code == 0 and done.stdout == "" and done.stderr == ""
+    log = warm(project)
+    assert "— checkpoint" in log and "trigger: manual" in log
+
+
 def test_a_command_s_exit_status_is_read_from_its_result(project: Path) -> None:
     feed(project, recorded("session-start", project), "--harness", "copilot")
     feed(project, recorded("post-tool-use-bash-exit3", project), "--harness", "copilot")
     feed(project, recorded("post-tool-use-bash-exit0", project), "--harness", "copilot")
-    # a command Copilot left running (detached, or past its wait) has no status line
-    running = recorded("post-tool-use-bash-exit0", project)
-    running["tool_input"] = {"command": "npm run serve", "description": "serve", "detach": True}
-    running["tool_result"] = {"result_type": "success", "text_result_for_llm": "<shellId: 2>"}
-    feed(project, running, "--harness", "copilot")
+    # a command Copilot left running in the background has no status line
+    feed(project, recorded("post-tool-use-bash-async", project), "--harness", "copilot")
     log = warm(project)
     assert "command: echo 2 tests failed; exit 3\nexit: 3\n" in log
     assert "Result: 2 tests failed\n" in log  # the output, not Copilot's status line
     assert "command: echo ok\nexit: 0\n" in log
-    assert "command: npm run serve\nexit: ?\n" in log  # unknown, never 0
+    assert "command: echo started; sleep 20\nexit: ?\n" in log  # unknown, never 0
 
 
 @pytest.mark.parametrize(

@@ -78,6 +78,10 @@ def test_init_copilot_keeps_other_hooks_and_replaces_its_old_one(project: Path) 
             "PostToolUse": [LINT, OLD, AUDIT],
             "SessionStart": [{"matcher": "new", "hooks": [OLD, AUDIT]}],
             "agentStop": [AUDIT],
+            # memsite's hooks under camelCase names, which send no event name: they go
+            "sessionStart": [OLD, AUDIT],
+            "userPromptSubmitted": [{"hooks": [OLD]}],
+            "sessionEnd": [OLD],
         },
         "disableAllHooks": False,
     }
@@ -89,6 +93,8 @@ def test_init_copilot_keeps_other_hooks_and_replaces_its_old_one(project: Path) 
     assert hooks["PostToolUse"] == [LINT, ours("Edit|Write|Bash"), AUDIT]
     assert hooks["SessionStart"] == [{"matcher": "new", "hooks": [AUDIT]}, ours()]
     assert hooks["agentStop"] == [AUDIT]
+    assert hooks["sessionStart"] == [AUDIT]
+    assert "userPromptSubmitted" not in hooks and "sessionEnd" not in hooks
     assert "/old/venv/bin/memsite" not in path.read_text()
     text = path.read_text()
     assert init_copilot(project).exit_code == 0

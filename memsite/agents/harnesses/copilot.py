@@ -12,8 +12,8 @@ never mapped. It reads only a top-level ``additionalContext``. What ``read`` add
   replaces ``old_str`` by ``new_str`` once, so the lines that differ between the two are the
   edit's own (a line both keep is not counted, as Claude Code's ``structuredPatch`` would not);
 - a command's exit status: the result text ends ``<shellId: 0 completed with exit code 3>``
-  (``exit code 0`` on success); without that line (a detached or timed-out command) it is
-  unknown, never 0.
+  (``exit code 0`` on success); a command started in the background (``<command started in
+  background with shellId: 0>``) has none, and its status is unknown, never 0.
 """
 
 from __future__ import annotations
@@ -87,10 +87,13 @@ def diff(old: object, new: object) -> list[dict[str, Any]]:
 
 def looks_like(event: Event) -> bool:
     """Copilot's events carry a ``timestamp`` (an ISO text in PascalCase events, a number in
-    camelCase ones, which name the session ``sessionId``); Claude Code's carry none."""
+    camelCase ones, which name the session ``sessionId``) and, but for PreCompact, no
+    ``transcript_path``; Claude Code's carry no ``timestamp``."""
     if "sessionId" in event and "session_id" not in event:
         return True
-    return isinstance(event.get("timestamp"), str) and "transcript_path" not in event
+    if not isinstance(event.get("timestamp"), str):
+        return False
+    return "transcript_path" not in event or event.get("hook_event_name") == "PreCompact"
 
 
 HARNESS = Harness(

@@ -7,7 +7,8 @@ named in PascalCase, the only names whose input says which event it is (camelCas
 none); timeouts are in seconds; a tool event's ``matcher`` is a ``|`` list of the tool names
 Copilot's PascalCase events carry (Claude Code's: ``Edit``, ``Write``, ``Bash``). As for
 Claude Code, only memsite's own entries are replaced (its ``memsite hook`` with or without
-``--harness copilot``), every other hook and setting is kept, and writing twice changes nothing.
+``--harness copilot``), and taken out of events memsite does not map (camelCase names, whose
+input names no event); every other hook and setting is kept, and writing twice changes nothing.
 """
 
 from __future__ import annotations
@@ -74,6 +75,18 @@ def merged(config: dict[str, Any], command: str) -> dict[str, Any]:
         if matcher:
             entry["matcher"] = matcher
         hooks[event] = _entries(entries, entry)
+    for event in [name for name in hooks if name not in EVENTS]:
+        # memsite's own hook under a name it cannot map (camelCase: no event name is sent)
+        # runs for nothing on every turn: it goes, and the event with it when it held no other
+        entries = hooks[event]
+        if not isinstance(entries, list):
+            continue
+        kept = [item for item in entries if not _ours(item)]
+        kept = [k for k in (without_ours(item, _ours) for item in kept) if k is not None]
+        if kept != entries:
+            hooks[event] = kept
+            if not kept:
+                del hooks[event]
     out["hooks"] = hooks
     return out
 
