@@ -46,7 +46,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -62,35 +62,35 @@ SAMPLE = REPO / "memory"
 PERSISTED = "<persisted-output>"
 
 
-def claude_binary() -> Path | None:
-    """The pinned ``claude``: ``$MEMSITE_CLAUDE``, else the one ``.ci/run`` installs."""
-    return installed("MEMSITE_CLAUDE", LOCAL)
-
-
-def require_claude() -> Path:
-    """The binary; without it the calling test (or module) is skipped, or fails when CI
-    requires it (``MEMSITE_REQUIRE_CLAUDE=1``, set by ``.ci/run``)."""
-    return required("CLAUDE", LOCAL, "Claude Code")
-
-
-def installed(variable: str, local: Path) -> Path | None:
-    """An agent CLI's binary: the path in ``$variable``, else ``local``; None when that is
-    not an executable file."""
-    named = os.environ.get(variable)
+def agent_binary(cli: str, local: Path) -> Path | None:
+    """The pinned binary of an agent CLI: ``$MEMSITE_<CLI>``, else ``local`` (where
+    ``.ci/run`` installs it)."""
+    named = os.environ.get(f"MEMSITE_{cli}")
     path = Path(named) if named else local
     return path if path.is_file() and os.access(path, os.X_OK) else None
 
 
-def required(cli: str, local: Path, title: str) -> Path:
-    """The binary of ``$MEMSITE_<cli>`` (else ``local``); without it the calling test (or
-    module) is skipped, or fails when CI requires it (``MEMSITE_REQUIRE_<cli>=1``)."""
-    path = installed(f"MEMSITE_{cli}", local)
+def require_agent(cli: str, local: Path, title: str) -> Path:
+    """The binary; without it the calling test (or module) is skipped, or fails when CI
+    requires it (``MEMSITE_REQUIRE_<CLI>=1``, set by ``.ci/run``)."""
+    path = agent_binary(cli, local)
     if path is not None:
         return path
     where = os.environ.get(f"MEMSITE_{cli}") or str(local)
     if os.environ.get(f"MEMSITE_REQUIRE_{cli}"):
         pytest.fail(f"MEMSITE_REQUIRE_{cli} is set but {where} is missing", pytrace=False)
     pytest.skip(f"{title} is not installed at {where} (see .ci/run)", allow_module_level=True)
+
+
+def claude_binary() -> Path | None:
+    """The pinned ``claude``: ``$MEMSITE_CLAUDE``, else the one ``.ci/run`` installs."""
+    return agent_binary("CLAUDE", LOCAL)
+
+
+def require_claude() -> Path:
+    """The binary; without it the calling test (or module) is skipped, or fails when CI
+    requires it (``MEMSITE_REQUIRE_CLAUDE=1``, set by ``.ci/run``)."""
+    return require_agent("CLAUDE", LOCAL, "Claude Code")
 
 
 # --- the script ---------------------------------------------------------------------------
@@ -501,6 +501,43 @@ def clean_env(home: Path, base_url: str, extra: Mapping[str, str] | None = None)
     return env
 
 
+def run_against(
+    command: list[str],
+    project: Path,
+    replies: list[Reply],
+    home: Path,
+    environment: Callable[[str], dict[str, str]],
+    timeout: float,
+) -> tuple[Run, subprocess.CompletedProcess[str]]:
+    """Run ``command`` in ``project`` against a stand-in answering ``replies``, in the
+    environment ``environment(stand_in_url)`` gives: the run (its output not read yet) and
+    the finished process. Every agent CLI's tests run their binary so."""
+    stand_in = StandIn(replies)
+    with stand_in.serve():
+        started = time.monotonic()
+        done = subprocess.run(
+            command,
+            cwd=project,
+            env=environment(stand_in.url),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        seconds = time.monotonic() - started
+    run = Run(
+        args=command,
+        returncode=done.returncode,
+        stdout=done.stdout,
+        stderr=done.stderr,
+        seconds=seconds,
+        requests=list(stand_in.requests),
+        home=home,
+        messages=stand_in.messages,
+    )
+    return run, done
+
+
 def run_claude(
     project: Path,
     prompt: str,
@@ -538,28 +575,8 @@ def run_claude(
     if allowed_tools:
         command += ["--allowedTools", ",".join(allowed_tools)]
     command += list(args)
-    stand_in = StandIn(replies)
-    with stand_in.serve():
-        started = time.monotonic()
-        done = subprocess.run(
-            command,
-            cwd=project,
-            env=clean_env(home, stand_in.url, env),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-        seconds = time.monotonic() - started
-    run = Run(
-        args=command,
-        returncode=done.returncode,
-        stdout=done.stdout,
-        stderr=done.stderr,
-        seconds=seconds,
-        requests=list(stand_in.requests),
-        home=home,
-        messages=stand_in.messages,
+    run, done = run_against(
+        command, project, replies, home, lambda url: clean_env(home, url, env), timeout
     )
     try:
         run.output = json.loads(done.stdout)

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from tests import claude_code
-from tests.claude_code import StandIn, _route, required
+from tests.claude_code import StandIn, _route, require_agent
 
 PACKAGE = "@openai/codex"
 PIN = "0.169.0"
@@ -47,7 +47,7 @@ SPILLED = "Full hook output saved to"  # what Codex says of hook context over it
 def require_codex() -> Path:
     """The binary (``$MEMSITE_CODEX``, else the one ``.ci/run`` installs); without it the
     calling module is skipped, or fails when CI requires it (``MEMSITE_REQUIRE_CODEX=1``)."""
-    return required("CODEX", LOCAL, "Codex")
+    return require_agent("CODEX", LOCAL, "Codex")
 
 
 # --- the script ---------------------------------------------------------------------------

@@ -44,7 +44,7 @@ def test_init_codex_writes_every_event_codex_sends_memsite(project: Path) -> Non
     assert done.exit_code == 0, done.output
     lines = done.stdout.splitlines()
     assert f"wrote {project / codex.HOOKS} (memsite's Codex hooks)" in lines
-    assert lines[-1] == codex.NOTE and "trust" in lines[-1] and "/hooks" in lines[-1]
+    assert lines[-1] == f"note: {codex.NOTE}" and "trust" in lines[-1] and "/hooks" in lines[-1]
     hooks = hooks_of(project)
     assert set(hooks) == {
         "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact",

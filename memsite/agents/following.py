@@ -29,7 +29,8 @@ from ..errors import MemsiteError
 from ..memory import Memory
 from ..store import code, inputs
 from ..store.redact import redact
-from ..store.session import capture, harness, hot
+from ..store.session import capture, harness, hot, outcomes
+from .harnesses import Harness
 
 PROMPT_CHARS = 120  # a task named by a prompt keeps its first line, this long at most
 
@@ -40,6 +41,12 @@ def file_of(memory: Memory, sid: str) -> str | None:
     known = _load(memory).sessions.get(sid) or {}
     rel = known.get("file")
     return rel if isinstance(rel, str) and rel.startswith(hot.SESSIONS + "/") else None
+
+
+def heard(memory: Memory, cli: Harness, name: str | None, mapped: bool) -> None:
+    """Note for ``memsite check`` whether the event ``name`` of ``cli`` was mapped (issue 37:
+    hooks that reach memsite for nothing are reported, not silent)."""
+    outcomes.heard(memory.root, cli.name, cli.title, name, mapped, memory.clock())
 
 
 def on_start(memory: Memory, sid: str, source: str, title: str = "Claude Code") -> None:

@@ -15,6 +15,7 @@ on stdout, and exit code 0.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import json
 import os
@@ -31,7 +32,7 @@ from typing import Any
 
 from ..errors import MemsiteError
 from ..memory import Memory
-from ..search.index.place import builder_lock, is_built, is_held
+from ..search.index.place import is_built
 from ..search.payloads.recall import HOOK_BUDGET, HOOK_CONTEXT_CAP, RECALL_BUDGET
 from ..search.payloads.tokens import tokens_of_size
 from ..store.inputs import MAX_TOKENS, clean
@@ -189,6 +190,9 @@ def answer(
         events = chosen.canonical(event)
     except harnesses.Unmapped as err:
         notes.append(f"memsite hook: {err}; nothing done")
+        with contextlib.suppress(MemsiteError, OSError), open_memory() as memory:  # for check
+            name = event.get("hook_event_name")
+            following.heard(memory, chosen, name if isinstance(name, str) else None, mapped=False)
         return ""
     notes.extend(f"memsite hook: {n}" for one in events for n in one.pop(harnesses.NOTES, ()))
     said = [
@@ -225,6 +229,7 @@ def _one(
         return ""  # not a file edit: nothing to say, and the index is never opened
     sid = _text(event, "session_id") or "unknown"
     with open_memory() as memory:
+        following.heard(memory, chosen, str(name), mapped=True)
         if name == "SessionStart":
             source = _text(event, "source")
             following.on_start(
@@ -263,10 +268,12 @@ def _answer(
             return found.markdown if found is not None else ""
         return ""
     if name == "SessionStart":
+        if _text(event, "prompt"):  # the first prompt, whose own hook may run before this one
+            following.on_prompt(memory, sid, _text(event, "prompt"))
         compact = _text(event, "source") == "compact"
         built = is_built(memory.root, memory.cache_dir)
         if not built:  # a fresh clone: the index builds in the background, not in the hook
-            _build_in_background(memory)
+            warm.build_index(memory.root, memory.cache_dir)
         primed = memory.prime(
             budget=prime_budget, lexical=lexical, after_compact=compact, use_index=built
         )
@@ -313,38 +320,6 @@ def _recall(
     if path is not None and is_built(memory.root, memory.cache_dir):
         started.append(warm.start(memory.root, memory.cache_dir, lexical))
     return markdown
-
-
-# the index, then the vectors of the semantic extra (a hybrid search brings them up to date);
-# first the tree's builder lock, before memsite is imported: a second builder leaves at once
-_BUILD = (
-    "import fcntl, os, sys\n"
-    "try:\n"
-    "    lock = os.open(sys.argv[2], os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)\n"
-    "    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
-    "except BlockingIOError:\n"
-    "    sys.exit(0)\n"
-    "except OSError:\n"
-    "    pass\n"
-    "from memsite import Memory\n"
-    "with Memory(sys.argv[1]) as memory:\n"
-    "    memory.index(); memory.search('memory', limit=1)\n"
-)
-
-
-def _build_in_background(memory: Memory) -> None:
-    """Start ``memsite index`` for the tree in a process of its own, which outlives the hook
-    (issue 24: at a year the first build takes longer than the hook may). A double fork:
-    the builder belongs to no one, so nothing waits for it or is held by it. One at a time:
-    none is started while the tree's builder lock is held (issue 34)."""
-    lock = builder_lock(memory.root, memory.cache_dir)
-    if is_held(lock):
-        return
-    command = [sys.executable, "-c", _BUILD, str(memory.root), str(lock)]
-    env = dict(os.environ)
-    if memory.cache_dir is not None:
-        env["MEMSITE_CACHE"] = str(memory.cache_dir)
-    warm.detached(command, env)
 
 
 class _Malformed(ValueError):

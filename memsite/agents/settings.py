@@ -50,19 +50,20 @@ def hook_command(harness: str | None = None) -> str:
     return f"{shlex.quote(sys.executable)} -m memsite hook{named}"
 
 
-def is_ours(hook: object) -> bool:
+def is_ours(hook: object, key: str = "command", harness: str | None = None) -> bool:
     """Whether a hook entry runs ``memsite hook`` (as :func:`hook_command` writes it: a
-    ``memsite`` program or ``python -m memsite``), not another tool's script that only
-    names memsite."""
-    command = hook.get("command") if isinstance(hook, dict) else None
+    ``memsite`` program or ``python -m memsite``, maybe with ``--harness NAME``), not another
+    tool's script that only names memsite. ``key`` names the entry's command field (Copilot
+    CLI's is ``bash``); with ``harness``, only a ``--harness`` naming it is memsite's own."""
+    command = hook.get(key) if isinstance(hook, dict) else None
     if not isinstance(command, str):
         return False
     try:
         words = shlex.split(command)
     except ValueError:
         return False
-    if len(words) >= 4 and words[-2] == "--harness":  # another CLI's (init --codex)
-        words = words[:-2]
+    if len(words) >= 4 and words[-2] == "--harness" and harness in (None, words[-1]):
+        words = words[:-2]  # another CLI's: ``memsite hook --harness NAME``
     return (
         len(words) >= 2
         and words[-1] == "hook"
@@ -70,12 +71,16 @@ def is_ours(hook: object) -> bool:
     )
 
 
-def _without_ours(group: object) -> object | None:
-    """``group`` without memsite's hook entries; None when they were all it held."""
+Ours = Callable[[object], bool]
+
+
+def without_ours(group: object, ours: Ours = is_ours) -> object | None:
+    """``group`` (a matcher group: ``{"hooks": [...]}``) without memsite's hook entries;
+    None when they were all it held."""
     hooks = group.get("hooks") if isinstance(group, dict) else None
     if not isinstance(group, dict) or not isinstance(hooks, list):
         return group
-    kept = [hook for hook in hooks if not is_ours(hook)]
+    kept = [hook for hook in hooks if not ours(hook)]
     if len(kept) == len(hooks):
         return group
     return {**group, "hooks": kept} if kept else None
@@ -104,7 +109,7 @@ def _event_groups(groups: list[Any], matcher: str, entry: dict[str, Any]) -> lis
             rest = [hook for hook in hooks[first + 1 :] if not is_ours(hook)]
             out.append({**group, "hooks": [*hooks[:first], entry, *rest]})
             continue
-        kept = _without_ours(group)
+        kept = without_ours(group)
         if kept is not None:
             out.append(kept)
     if home is None:

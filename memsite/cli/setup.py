@@ -1,5 +1,5 @@
 """``memsite init``: a new memory tree, and what it can set up beside it (the ``[records]``
-folders, Claude Code's and Qwen Code's hooks, a CI workflow).
+folders, the hooks of Claude Code and the other agent CLIs, a CI workflow).
 
 It parses its options, makes the tree, and echoes what it created and what it kept.
 """
@@ -59,6 +59,12 @@ from .records import RECORDS, add_records
     help="Also write (or merge into) the project's .qwen/settings.json: memsite's hooks for "
     "Qwen Code (hook --harness qwen), calling this memsite by its absolute path.",
 )
+@click.option(
+    "--copilot",
+    is_flag=True,
+    help="Also write (or merge into) the project's .github/hooks/memsite.json: memsite's hooks "
+    "for every GitHub Copilot CLI event, calling this memsite by its absolute path.",
+)
 @RECORDS
 @click.pass_context
 def init(
@@ -71,6 +77,7 @@ def init(
     claude: bool,
     codex: bool,
     qwen: bool,
+    copilot: bool,
 ) -> None:
     """Create a memory tree (never overwrites anything)."""
     from ..store.tree import init_tree
@@ -118,12 +125,17 @@ def init(
         from ..agents.harnesses.setup import codex as codex_setup
 
         _write_hooks(target, codex_setup.write_hooks, "Codex")
-        click.echo(codex_setup.NOTE)
+        click.echo(f"note: {codex_setup.NOTE}")
     if qwen:
         from ..agents.harnesses.setup import qwen as qwen_setup
 
         _write_hooks(target, qwen_setup.write_hooks, "Qwen Code")
-        click.echo(qwen_setup.NOTE)
+        click.echo(f"note: {qwen_setup.NOTE}")
+    if copilot:
+        from ..agents.harnesses.setup import copilot as copilot_setup
+
+        _write_hooks(target, copilot_setup.write_hooks, "Copilot CLI")
+        click.echo(f"note: {copilot_setup.NOTE}")
     if ci:
         from ..site.publish.zensical import engine as site_engine
 

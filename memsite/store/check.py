@@ -13,13 +13,14 @@ from .format import Problem, next_free_id, parse_entries
 from .git import run
 from .markup import slugify
 from .model import Entry
-from .session import hot
+from .session import hot, outcomes
 
 
 def check_tree(root: str | os.PathLike[str]) -> list[Problem]:
     """Every problem in the tree: unreadable files, bad headings and dates, duplicate ids,
     dangling ``Supersedes`` or ``Repeats``, a ``Paths`` glob that cannot be compiled, a broken
-    ``hot/context.json``. ``root`` is a path or a string, as ``Memory`` takes."""
+    ``hot/context.json``, an agent CLI whose last hook events memsite could not map.
+    ``root`` is a path or a string, as ``Memory`` takes."""
     root = Path(root)
     tree.check_root(root)
     read = tree.read_tree(root)
@@ -95,6 +96,7 @@ def check_tree(root: str | os.PathLike[str]) -> list[Problem]:
         hot.load(root)
     except hot.BrokenContext as err:
         problems.append(Problem(hot.CONTEXT, 1, str(err).split(": ", 1)[-1]))
+    problems += outcomes.problems(root)  # an agent CLI whose hooks reach memsite for nothing
     problems.sort(key=lambda p: (p.path, p.line))
     return problems
 

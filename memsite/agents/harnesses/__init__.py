@@ -8,10 +8,11 @@ import json
 from .base import NOTES, Event, Harness, Unmapped
 from .claude import HARNESS as CLAUDE
 from .codex import HARNESS as CODEX
+from .copilot import HARNESS as COPILOT
 from .qwen import HARNESS as QWEN
 
 # the others first: Claude Code's is the protocol the others borrow, so it is the fallback
-HARNESSES: dict[str, Harness] = {h.name: h for h in (CODEX, QWEN, CLAUDE)}
+HARNESSES: dict[str, Harness] = {h.name: h for h in (CODEX, QWEN, COPILOT, CLAUDE)}
 NAMES = tuple(HARNESSES)
 
 
@@ -50,6 +51,8 @@ def time_limit(raw: bytes, name: str | None, default: float) -> float:
 __all__ = [
     "CLAUDE",
     "CODEX",
+    "COPILOT",
+    "QWEN",
     "HARNESSES",
     "NAMES",
     "NOTES",

@@ -16,7 +16,9 @@ of ``hooks.EVENTS``, ``tool_name`` one of Claude Code's (``Edit``, ``Write``, ``
   says nothing (recorded as unknown, never as 0); a failure may also come as Claude Code's
   ``PostToolUseFailure`` with ``error: "Exit code N\\n..."``;
 - under ``NOTES``, lines for the hook's stderr: a field the CLI was expected to send and did
-  not (silence is not success), the event still answered.
+  not (silence is not success), the event still answered;
+- a ``SessionStart`` may carry the session's first ``prompt``, which names the session (a CLI
+  that runs the prompt's hook before the start's has ended).
 """
 
 from __future__ import annotations
