@@ -62,23 +62,35 @@ SAMPLE = REPO / "memory"
 PERSISTED = "<persisted-output>"
 
 
+def installed(cli: str, local: Path) -> Path | None:
+    """An agent CLI's pinned binary: ``$MEMSITE_<CLI>``, else the one ``.ci/run`` installs
+    at ``local``."""
+    named = os.environ.get(f"MEMSITE_{cli.upper()}")
+    path = Path(named) if named else local
+    return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def required(cli: str, local: Path, title: str) -> Path:
+    """The binary (``installed``); without it the calling test (or module) is skipped, or
+    fails when CI requires it (``MEMSITE_REQUIRE_<CLI>=1``, set by ``.ci/run``)."""
+    path = installed(cli, local)
+    if path is not None:
+        return path
+    where = os.environ.get(f"MEMSITE_{cli.upper()}") or str(local)
+    if os.environ.get(f"MEMSITE_REQUIRE_{cli.upper()}"):
+        pytest.fail(f"MEMSITE_REQUIRE_{cli.upper()} is set but {where} is missing", pytrace=False)
+    pytest.skip(f"{title} is not installed at {where} (see .ci/run)", allow_module_level=True)
+
+
 def claude_binary() -> Path | None:
     """The pinned ``claude``: ``$MEMSITE_CLAUDE``, else the one ``.ci/run`` installs."""
-    named = os.environ.get("MEMSITE_CLAUDE")
-    path = Path(named) if named else LOCAL
-    return path if path.is_file() and os.access(path, os.X_OK) else None
+    return installed("claude", LOCAL)
 
 
 def require_claude() -> Path:
     """The binary; without it the calling test (or module) is skipped, or fails when CI
     requires it (``MEMSITE_REQUIRE_CLAUDE=1``, set by ``.ci/run``)."""
-    path = claude_binary()
-    if path is not None:
-        return path
-    where = os.environ.get("MEMSITE_CLAUDE") or str(LOCAL)
-    if os.environ.get("MEMSITE_REQUIRE_CLAUDE"):
-        pytest.fail(f"MEMSITE_REQUIRE_CLAUDE is set but {where} is missing", pytrace=False)
-    pytest.skip(f"Claude Code is not installed at {where} (see .ci/run)", allow_module_level=True)
+    return required("claude", LOCAL, "Claude Code")
 
 
 # --- the script ---------------------------------------------------------------------------

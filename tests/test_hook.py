@@ -209,7 +209,9 @@ def test_any_other_event_prints_nothing(hook, live: Memory, root: Path, name) ->
         assert done.stderr == ""
     else:  # an event memsite does not map is said, never silent (issue 37)
         [line] = done.stderr.splitlines()
-        assert line.startswith("memsite hook: Claude Code event ") and "not one memsite maps" in line
+        assert (
+            line.startswith("memsite hook: Claude Code event ") and "not one memsite maps" in line
+        )
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,7 @@
 """``memsite init --claude``: the hooks block of Claude Code's ``.claude/settings.json``
-(issue 23), written into a new file or merged into the project's own.
+(issue 23), written into a new file or merged into the project's own; the same merge writes
+another CLI's hooks file in that CLI's events, matchers and timeout units (issue 37,
+``harnesses/configs/``).
 
 Each event memsite answers gets one matcher group whose command is the absolute path of the
 memsite that ran ``init`` (the harness's PATH may not hold a virtualenv's ``bin/``). Only
@@ -14,6 +16,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from collections.abc import Mapping
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -37,18 +40,20 @@ EVENTS = {
 }
 
 
-def hook_command() -> str:
-    """The command that runs this memsite's ``hook``, by absolute path."""
+def hook_command(harness: str | None = None) -> str:
+    """The command that runs this memsite's ``hook``, by absolute path; for the agent CLI
+    ``harness`` (``--harness``) when it is not Claude Code."""
     script = Path(sys.executable).parent / "memsite"
+    named = f" --harness {shlex.quote(harness)}" if harness else ""
     if script.is_file():
-        return f"{shlex.quote(str(script))} hook"
-    return f"{shlex.quote(sys.executable)} -m memsite hook"
+        return f"{shlex.quote(str(script))} hook{named}"
+    return f"{shlex.quote(sys.executable)} -m memsite hook{named}"
 
 
 def is_ours(hook: object) -> bool:
     """Whether a hook entry runs ``memsite hook`` (as :func:`hook_command` writes it: a
-    ``memsite`` program or ``python -m memsite``), not another tool's script that only
-    names memsite."""
+    ``memsite`` program or ``python -m memsite``, maybe with ``--harness NAME``), not another
+    tool's script that only names memsite."""
     command = hook.get("command") if isinstance(hook, dict) else None
     if not isinstance(command, str):
         return False
@@ -56,6 +61,8 @@ def is_ours(hook: object) -> bool:
         words = shlex.split(command)
     except ValueError:
         return False
+    if len(words) >= 2 and words[-2] == "--harness":  # another CLI's: hook --harness NAME
+        words = words[:-2]
     return (
         len(words) >= 2
         and words[-1] == "hook"
@@ -105,18 +112,23 @@ def _event_groups(groups: list[Any], matcher: str, entry: dict[str, Any]) -> lis
     return out
 
 
-def merged(settings: dict[str, Any], command: str) -> dict[str, Any]:
-    """``settings`` with memsite's hook for every event, every other hook kept where it is."""
+def merged(
+    settings: dict[str, Any], command: str, events: Mapping[str, str] = EVENTS,
+    timeout: int = TIMEOUT, where: str = SETTINGS,
+) -> dict[str, Any]:  # fmt: skip
+    """``settings`` with memsite's hook for every one of ``events`` (event -> matcher, ""
+    for none), each waited for ``timeout`` in the CLI's units, every other hook kept where
+    it is; ``where`` names the file in messages."""
     out = dict(settings)
     hooks = out.get("hooks", {})
     if not isinstance(hooks, dict):
-        raise InvalidInput(f"{SETTINGS}: 'hooks' is not an object; fix it by hand first")
+        raise InvalidInput(f"{where}: 'hooks' is not an object; fix it by hand first")
     hooks = dict(hooks)
-    entry = {"type": "command", "command": command, "timeout": TIMEOUT}
-    for event, matcher in EVENTS.items():
+    entry = {"type": "command", "command": command, "timeout": timeout}
+    for event, matcher in events.items():
         groups = hooks.get(event, [])
         if not isinstance(groups, list):
-            raise InvalidInput(f"{SETTINGS}: hooks.{event} is not a list; fix it by hand first")
+            raise InvalidInput(f"{where}: hooks.{event} is not a list; fix it by hand first")
         hooks[event] = _event_groups(groups, matcher, entry)
     out["hooks"] = hooks
     return out
@@ -150,13 +162,18 @@ def _read(project: Path, path: Path) -> dict[str, Any]:
     return existing
 
 
-def write_settings(project: Path, command: str | None = None) -> tuple[Path, bool]:
-    """Write or merge ``project/.claude/settings.json``; whether the file changed. The file
-    keeps its mode, and a link keeps pointing at the file it names, which is rewritten."""
-    path = project / SETTINGS
+def write_settings(
+    project: Path, command: str | None = None, *, where: str = SETTINGS,
+    events: Mapping[str, str] = EVENTS, timeout: int = TIMEOUT, harness: str | None = None,
+) -> tuple[Path, bool]:  # fmt: skip
+    """Write or merge ``project/.claude/settings.json`` (or the file ``where`` names, with
+    ``events`` and ``timeout`` as :func:`merged` takes them, hooks run with ``--harness
+    harness``); whether the file changed. The file keeps its mode, and a link keeps pointing
+    at the file it names, which is rewritten."""
+    path = project / where
     target = _target(project, path)
     existing = _read(project, target)
-    wanted = merged(existing, command or hook_command())
+    wanted = merged(existing, command or hook_command(harness), events, timeout, where)
     try:
         if wanted == existing:
             return path, False

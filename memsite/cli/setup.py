@@ -1,5 +1,5 @@
 """``memsite init``: a new memory tree, and what it can set up beside it (the ``[records]``
-folders, Claude Code's hooks, a CI workflow).
+folders, Claude Code's and Gemini CLI's hooks, a CI workflow).
 
 It parses its options, makes the tree, and echoes what it created and what it kept.
 """
@@ -46,6 +46,12 @@ from .records import RECORDS, add_records
     help="Also write (or merge into) the project's .claude/settings.json: memsite's hooks for "
     "every Claude Code event, calling this memsite by its absolute path.",
 )
+@click.option(
+    "--gemini",
+    is_flag=True,
+    help="Also write (or merge into) the project's .gemini/settings.json: memsite's hooks for "
+    "Gemini CLI (hook --harness gemini), calling this memsite by its absolute path.",
+)
 @RECORDS
 @click.pass_context
 def init(
@@ -56,6 +62,7 @@ def init(
     techdocs: bool,
     engine: str | None,
     claude: bool,
+    gemini: bool,
 ) -> None:
     """Create a memory tree (never overwrites anything)."""
     from ..store.tree import init_tree
@@ -104,6 +111,16 @@ def init(
         except MemsiteError as err:
             raise click.ClickException(str(err)) from None
         click.echo(f"{'wrote' if changed else 'kept   '} {path} (memsite's Claude Code hooks)")
+    if gemini:
+        from ..agents.harnesses.configs import gemini as gemini_config
+        from ..store.code import repository_root
+
+        try:
+            path, changed = gemini_config.write(repository_root(target))
+        except MemsiteError as err:
+            raise click.ClickException(str(err)) from None
+        click.echo(f"{'wrote' if changed else 'kept   '} {path} (memsite's Gemini CLI hooks)")
+        click.echo(f"note: {gemini_config.NOTE}")
     if ci:
         from ..site.publish.zensical import engine as site_engine
 

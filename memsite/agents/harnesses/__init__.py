@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from .base import Event, Harness, Unmapped
 from .claude import HARNESS as CLAUDE
+from .gemini import HARNESS as GEMINI
 
 # the others first: Claude Code's is the protocol the others borrow, so it is the fallback
-HARNESSES: dict[str, Harness] = {h.name: h for h in (CLAUDE,)}
+HARNESSES: dict[str, Harness] = {h.name: h for h in (GEMINI, CLAUDE)}
 NAMES = tuple(HARNESSES)
 
 
@@ -24,4 +25,14 @@ def detect(event: Event) -> Harness:
     return CLAUDE
 
 
-__all__ = ["CLAUDE", "HARNESSES", "NAMES", "Event", "Harness", "Unmapped", "detect", "named"]
+__all__ = [
+    "CLAUDE",
+    "GEMINI",
+    "HARNESSES",
+    "NAMES",
+    "Event",
+    "Harness",
+    "Unmapped",
+    "detect",
+    "named",
+]
