@@ -1,9 +1,10 @@
-"""The real Gemini CLI binary (issue 37) against memsite's hooks, offline: one ``gemini -p``
-run (pinned, see tests/gemini_cli.py) in a project holding the sample memory, set up by
-``memsite init --gemini`` with no session started by hand, against a stand-in for the Gemini
-API that asks for an edit of a governed file, a command that exits 3, one that exits 0,
-then answers. The tests assert on what the stand-in received (what reached the model) and on
-what memory recorded. One run is shared by the module: each costs seconds."""
+"""The real Gemini CLI binary (issue 37) against memsite's hooks, offline: ``gemini -p`` runs
+(pinned, see tests/gemini_cli.py) in a project holding the sample memory, set up by ``memsite
+init --gemini`` with no session started by hand, against a stand-in for the Gemini API. One
+run asks for an edit of a governed file, a command that exits 3, one that exits 0, then
+answers; two more (a session and its resume) make the CLI compress its history once. The
+tests assert on what the stand-in received (what reached the model) and on what memory
+recorded. Each run is shared by the tests that look at it: each costs seconds."""
 
 from __future__ import annotations
 
@@ -18,7 +19,15 @@ from pathlib import Path
 import pytest
 
 from tests.claude_code import memsite_context, sample_project, tool_use
-from tests.gemini_cli import PIN, Run, output_of, require_gemini, run_gemini, unescaped
+from tests.gemini_cli import (
+    PIN,
+    SNAPSHOT,
+    Run,
+    output_of,
+    require_gemini,
+    run_gemini,
+    unescaped,
+)
 
 GEMINI = require_gemini()  # skipped without the binary; fails instead in CI
 
@@ -180,3 +189,37 @@ def test_the_session_ends_and_memory_checks_clean(ran) -> None:
     assert "Session ended by the harness (Gemini CLI, reason: exit)" in _warm(project)
     check = _memsite(project, "check")
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+@pytest.fixture(scope="module")
+def compressed(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A session of two model calls, then its resume, whose first reply says the prompt took
+    600,000 tokens (past half the window): Gemini CLI compresses before the next call, and
+    only then. ``PreCompress`` fires before each of the five calls."""
+    project = sample_project(tmp_path_factory.mktemp("gemini-compress") / "project", settings=False)
+    (project / "memory" / "hot" / "context.json").unlink()
+    assert _memsite(project, "init", "--gemini").returncode == 0
+    shell = tool_use("run_shell_command", command="echo one", description="one")
+    first = run_gemini(project, "First task", [shell, "Done."])
+    after_first = _warm(project).count("— checkpoint")
+    replies = [tool_use("run_shell_command", command=f"echo {n}", description=n) for n in "23"]
+    resumed = run_gemini(
+        project, "Go on", [*replies, "Done."], args=["--resume", "latest"], tokens=[600_000]
+    )
+    return {"project": project, "first": first, "resumed": resumed, "after_first": after_first}
+
+
+def test_a_real_compression_has_one_checkpoint_and_the_other_calls_none(compressed) -> None:
+    first, resumed = compressed["first"], compressed["resumed"]
+    assert first.returncode == 0 and resumed.returncode == 0, resumed.stderr
+    assert len(first.calls) + len(resumed.calls) == 5
+    assert compressed["after_first"] == 0
+    # the compression: the CLI asked for a summary, and sent it instead of the history
+    utility = [r for r in resumed.requests if r.path.endswith(":generateContent")]
+    assert utility, "Gemini CLI did not compress"
+    summary = SNAPSHOT.split(">", 1)[1].split("<", 1)[0]
+    assert summary in resumed.all_texts(resumed.calls[-1], system=False)
+    warm = _warm(compressed["project"])
+    assert warm.count("— checkpoint") == 1
+    checkpoint = warm.split("— checkpoint", 1)[1].split("<!-- id:", 1)[0]
+    assert "trigger: auto" in checkpoint and "tokens_before: 600000" in checkpoint

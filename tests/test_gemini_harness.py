@@ -184,6 +184,7 @@ def test_pre_compress_before_each_model_call_is_not_a_compaction(project: Path) 
     _transcript(project, 600_000)
     assert hook(project, recorded("PreCompress", project)).returncode == 0
     assert warm(project).count("— checkpoint") == 1
+    assert "tokens_before: 600000" in warm(project)  # as the API counted it
 
 
 def test_a_manual_compress_is_a_compaction(project: Path) -> None:

@@ -14,7 +14,9 @@ of ``hooks.EVENTS``, ``tool_name`` one of Claude Code's (``Edit``, ``Write``, ``
   CLI gives a real diff;
 - a command's exit status as ``tool_response.exit_code``: a number, or ``None`` where the CLI
   says nothing (recorded as unknown, never as 0); a failure may also come as Claude Code's
-  ``PostToolUseFailure`` with ``error: "Exit code N\\n..."``.
+  ``PostToolUseFailure`` with ``error: "Exit code N\\n..."``;
+- a compaction's size as ``tokens_before`` of ``PreCompact``, where the CLI counts it (else
+  the transcript's size stands for it).
 """
 
 from __future__ import annotations

@@ -167,10 +167,11 @@ def read(event: Event) -> list[Event]:
         return []  # its context never reaches the model: the decision comes with AfterTool
     if name == "PostToolUse":
         return [_tool_result(event)]
-    if name == "PreCompact" and event.get("trigger") != "manual":
+    if name == "PreCompact":
         size = last_prompt_tokens(event.get("transcript_path"))
-        if size is None or size < COMPRESSES_AT * WINDOW:
+        if event.get("trigger") != "manual" and (size is None or size < COMPRESSES_AT * WINDOW):
             return []  # fired before every model call: no compression comes
+        return [{**event, "tokens_before": size}]
     return [event]
 
 
