@@ -187,6 +187,27 @@ def test_pre_compress_before_each_model_call_is_not_a_compaction(project: Path) 
     assert "tokens_before: 600000" in warm(project)  # as the API counted it
 
 
+def test_the_prompt_size_is_the_record_s_own_not_a_quote_in_a_message(project: Path) -> None:
+    started(project)
+    _transcript(project, 100)
+    quoting = json.loads((FIXTURES / "transcript-reply.jsonl").read_text("utf-8"))
+    quoting["content"] = 'the log said "tokens":{"input":900000} ' + "x" * 600_000
+    with (project.parent / "transcript.jsonl").open("a") as transcript:
+        transcript.write(json.dumps(quoting).replace('"input": 100', '"input": 200') + "\n")
+        transcript.write(json.dumps({"$set": {"lastUpdated": "2026-12-04T22:03:05Z"}}) + "\n")
+    assert hook(project, recorded("PreCompress", project)).stderr == ""
+    assert "— checkpoint" not in warm(project)
+
+
+def test_a_fifo_at_the_transcript_path_never_holds_the_hook(project: Path) -> None:
+    started(project)
+    os.mkfifo(project.parent / "transcript.jsonl")
+    done = hook(project, recorded("PreCompress", project))
+    # not "no answer within 5 s": the FIFO is never opened for a read that waits
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert "— checkpoint" not in warm(project)
+
+
 def test_a_manual_compress_is_a_compaction(project: Path) -> None:
     started(project)
     _transcript(project, 100)
