@@ -208,6 +208,28 @@ def test_a_fifo_at_the_transcript_path_never_holds_the_hook(project: Path) -> No
     assert "— checkpoint" not in warm(project)
 
 
+MALFORMED = [
+    ("PreCompress", {"transcript_path": "/"}),
+    ("PreCompress", {"trigger": "manual", "transcript_path": 5}),
+    ("AfterTool-write_todos", {"tool_input": {"todos": [{"description": 5, "status": []}]}}),
+    ("AfterTool-write_todos", {"tool_input": "todos"}),
+    ("AfterTool-replace", {"tool_response": "done"}),
+    ("AfterTool-write_file", {"tool_response": {"returnDisplay": {"fileDiff": 5}}}),
+    ("AfterTool-run_shell_command-exit3", {"tool_response": {"llmContent": ["Output: x"]}}),
+    ("BeforeAgent", {"prompt": 5}),
+]
+
+
+def test_malformed_gemini_events_are_answered_without_an_error(project: Path) -> None:
+    """Fields of the wrong kind (a directory as the transcript, a list as a todo's status,
+    a tool result that is text): what can be read is, the rest is left; never a Python
+    error on stderr (an IsADirectoryError and a TypeError before)."""
+    started(project)
+    for name, changes in MALFORMED:
+        done = hook(project, recorded(name, project, **changes))
+        assert (done.returncode, done.stderr) == (0, ""), (name, changes, done.stderr)
+
+
 def test_a_manual_compress_is_a_compaction(project: Path) -> None:
     started(project)
     _transcript(project, 100)

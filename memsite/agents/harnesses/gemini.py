@@ -115,10 +115,15 @@ def last_prompt_tokens(transcript: object) -> int | None:
         handle = os.open(os.path.expanduser(transcript), os.O_RDONLY | os.O_NONBLOCK)
     except (OSError, ValueError):
         return None
+    try:
+        regular = stat.S_ISREG(os.fstat(handle).st_mode)
+    except OSError:
+        regular = False
+    if not regular:  # a directory, a FIFO, a device: not a transcript
+        os.close(handle)
+        return None
     with os.fdopen(handle, "rb") as file:
         try:
-            if not stat.S_ISREG(os.fstat(handle).st_mode):
-                return None
             file.seek(max(file.seek(0, os.SEEK_END) - TAIL, 0))
             tail = file.read(TAIL)
         except OSError:
@@ -155,7 +160,7 @@ def _tool_result(event: Event) -> Event:
 
 def _todo(item: Mapping[str, Any]) -> dict[str, Any]:
     """One of ``write_todos``' items as a ``TodoWrite`` item: a cancelled one is done with."""
-    status = item.get("status")
+    status = item.get("status") if isinstance(item.get("status"), str) else ""
     return {"content": item.get("description"), "status": _STATUS.get(status, status)}
 
 
