@@ -48,6 +48,7 @@ def hook(project: Path, event: dict[str, Any], *args: str) -> subprocess.Complet
     """``memsite hook --harness gemini`` (or ``args``) run in ``project`` on ``event``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
     env["MEMSITE_WARM"] = "off"
+    env["GEMINI_CLI_HOME"] = str(project.parent / "home")  # never this machine's settings
     return subprocess.run(
         [sys.executable, "-m", "memsite", "hook", *(args or ("--harness", "gemini"))],
         cwd=project, env=env, input=json.dumps(event), capture_output=True, text=True,
@@ -185,6 +186,19 @@ def test_pre_compress_before_each_model_call_is_not_a_compaction(project: Path) 
     assert hook(project, recorded("PreCompress", project)).returncode == 0
     assert warm(project).count("— checkpoint") == 1
     assert "tokens_before: 600000" in warm(project)  # as the API counted it
+
+
+def test_a_lower_compression_threshold_of_the_project_is_followed(project: Path) -> None:
+    """``model.compressionThreshold: 0.2``: Gemini CLI compresses from 20% of its window, so
+    a prompt of 250,000 tokens is a compaction there and not under the default 0.5."""
+    started(project)
+    _transcript(project, 250_000)
+    hook(project, recorded("PreCompress", project))
+    assert "— checkpoint" not in warm(project)
+    (project / ".gemini").mkdir()
+    (project / ".gemini" / "settings.json").write_text('{"model": {"compressionThreshold": 0.2}}')
+    hook(project, recorded("PreCompress", project))
+    assert warm(project).count("— checkpoint") == 1
 
 
 def test_the_prompt_size_is_the_record_s_own_not_a_quote_in_a_message(project: Path) -> None:

@@ -9,8 +9,8 @@ Measured with the real binary (tests/fixtures/harnesses/gemini/ holds the events
 - ``BeforeTool``'s context never reaches the model; ``AfterTool``'s is appended to the tool's
   result, so the decision that governs an edited file comes with ``AfterTool``.
 - ``PreCompress`` fires before every model call (``trigger: auto``) whether or not the
-  history is compressed; the CLI compresses only when the last prompt took at least half
-  its window (``model.compressionThreshold``, default 0.5, of 1,048,576 tokens), and the
+  history is compressed; the CLI compresses only when the last prompt took at least its
+  ``model.compressionThreshold`` (default 0.5) of its 1,048,576-token window, and the
   transcript (JSON lines at ``transcript_path``) records each reply's prompt size as
   ``tokens.input``. So an automatic ``PreCompress`` is a compaction only when that size has
   reached the threshold; ``manual`` (``/compress``) always is.
@@ -27,6 +27,7 @@ Measured with the real binary (tests/fixtures/harnesses/gemini/ holds the events
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
@@ -53,6 +54,7 @@ TOOLS = {
 OWN = ("BeforeAgent", "BeforeTool", "AfterTool", "PreCompress", "AfterAgent", "BeforeModel")
 WINDOW = 1_048_576  # tokens: the window of every Gemini model the CLI names (tokenLimit)
 COMPRESSES_AT = 0.5  # of the window: model.compressionThreshold's default
+SETTINGS_LIMIT = 1 << 20  # bytes of a settings file read; Gemini CLI's are a few KB
 TAIL = 1 << 22  # bytes of the transcript's end read for the last prompt's size (~5 ms)
 
 _STATUS = {"cancelled": "completed"}
@@ -107,29 +109,53 @@ def shell_outcome(content: object) -> tuple[int | None, str]:
 def last_prompt_tokens(transcript: object) -> int | None:
     """The prompt size of the latest reply in the transcript at ``transcript``, as the API
     counted it (``"tokens":{"input":N`` of its last record that has one: a key of the
-    record itself, for a quote inside a message is escaped); None when it cannot be read or
-    is not a regular file (a FIFO there would hold the hook until its time limit)."""
-    if not isinstance(transcript, str) or not transcript:
+    record itself, for a quote inside a message is escaped); None when it cannot be read."""
+    tail = _tail(transcript, TAIL)
+    sizes = _PROMPT_SIZE.findall(tail) if tail is not None else []
+    return int(sizes[-1]) if sizes else None
+
+
+def compresses_at(cwd: object) -> float:
+    """The share of its window at which Gemini CLI compresses: ``model.compressionThreshold``
+    of the project's ``.gemini/settings.json`` (``cwd``'s), else of the user's (under
+    ``$GEMINI_CLI_HOME``, else HOME), else its default, 0.5."""
+    home = os.environ.get("GEMINI_CLI_HOME") or os.path.expanduser("~")
+    places = [os.path.join(cwd, ".gemini", "settings.json")] if isinstance(cwd, str) else []
+    for place in [*places, os.path.join(home, ".gemini", "settings.json")]:
+        raw = _tail(place, SETTINGS_LIMIT)
+        try:
+            settings = json.loads(raw) if raw is not None and len(raw) < SETTINGS_LIMIT else None
+        except (ValueError, RecursionError):  # comments, which Gemini CLI allows: the next
+            continue
+        model = settings.get("model") if isinstance(settings, dict) else None
+        value = model.get("compressionThreshold") if isinstance(model, dict) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1:
+            return float(value)
+    return COMPRESSES_AT
+
+
+def _tail(path: object, limit: int) -> bytes | None:
+    """The last ``limit`` bytes of the regular file at ``path``; None for anything else (a
+    FIFO there would hold the hook until its time limit, a directory cannot be read)."""
+    if not isinstance(path, str) or not path:
         return None
     try:
-        handle = os.open(os.path.expanduser(transcript), os.O_RDONLY | os.O_NONBLOCK)
+        handle = os.open(os.path.expanduser(path), os.O_RDONLY | os.O_NONBLOCK)
     except (OSError, ValueError):
         return None
     try:
         regular = stat.S_ISREG(os.fstat(handle).st_mode)
     except OSError:
         regular = False
-    if not regular:  # a directory, a FIFO, a device: not a transcript
+    if not regular:
         os.close(handle)
         return None
     with os.fdopen(handle, "rb") as file:
         try:
-            file.seek(max(file.seek(0, os.SEEK_END) - TAIL, 0))
-            tail = file.read(TAIL)
+            file.seek(max(file.seek(0, os.SEEK_END) - limit, 0))
+            return file.read(limit)
         except OSError:
             return None
-    sizes = _PROMPT_SIZE.findall(tail)
-    return int(sizes[-1]) if sizes else None
 
 
 def _tool_result(event: Event) -> Event:
@@ -175,7 +201,8 @@ def read(event: Event) -> list[Event]:
         return [_tool_result(event)]
     if name == "PreCompact":
         size = last_prompt_tokens(event.get("transcript_path"))
-        if event.get("trigger") != "manual" and (size is None or size < COMPRESSES_AT * WINDOW):
+        auto = event.get("trigger") != "manual"
+        if auto and (size is None or size < compresses_at(event.get("cwd")) * WINDOW):
             return []  # fired before every model call: no compression comes
         return [{**event, "tokens_before": size}]
     return [event]
