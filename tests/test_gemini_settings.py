@@ -109,3 +109,16 @@ def test_claude_and_gemini_hooks_are_both_memsite_s() -> None:
     assert settings.is_ours({"command": "/v/bin/memsite hook"})
     assert not settings.is_ours({"command": "/v/bin/memsite hook --harness"})
     assert not settings.is_ours({"command": "./guard.sh --harness gemini"})
+
+
+def test_a_settings_file_with_comments_is_refused_not_stripped(project: Path) -> None:
+    """Gemini CLI reads comments in its settings; memsite writes plain JSON, which would drop
+    them: it refuses in one line and leaves the file as it was."""
+    (project / ".gemini").mkdir()
+    text = '{\n  // my model\n  "model": {"name": "gemini-2.5-pro"}\n}\n'
+    (project / ".gemini" / "settings.json").write_text(text)
+    done = init_gemini(project)
+    assert done.exit_code == 1 and isinstance(done.exception, SystemExit)
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("Error: ") and "not JSON" in line and "fix it by hand first" in line
+    assert (project / ".gemini" / "settings.json").read_text() == text
