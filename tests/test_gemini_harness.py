@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from memsite.agents.harnesses import detect
-from memsite.agents.harnesses.gemini import shell_outcome
+from memsite.agents.harnesses.gemini import own_prompt, shell_outcome
 from tests.claude_code import sample_project
 
 FIXTURES = Path(__file__).parent / "fixtures" / "harnesses" / "gemini"
@@ -154,6 +154,16 @@ def test_commands_are_logged_with_the_exit_status_the_result_states(project: Pat
     assert "2 tests failed" in ran["echo 2 tests failed; exit 3"]
     assert "exit: 0" in ran["echo ok"]
     assert "exit: ?" in ran["sleep 600"]  # it never finished: unknown, not 0
+
+
+def test_the_user_s_words_are_what_follows_the_hook_blocks() -> None:
+    assert own_prompt(
+        "<hook_context>a</hook_context>\n\n<hook_context>b</hook_context>\n\nhow?"
+    ) == ("how?")
+    assert (
+        own_prompt("how? <hook_context>a</hook_context>") == "how? <hook_context>a</hook_context>"
+    )
+    assert own_prompt("<hook_context>never closed") == "<hook_context>never closed"
 
 
 def test_a_shell_result_names_its_status_only_in_its_trailing_sections() -> None:

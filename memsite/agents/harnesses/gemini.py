@@ -59,14 +59,15 @@ TAIL = 1 << 22  # bytes of the transcript's end read for the last prompt's size 
 
 _STATUS = {"cancelled": "completed"}
 _PROMPT_SIZE = re.compile(rb'"tokens":\s*\{\s*"input":\s*(\d+)')
-_WRAPPED = re.compile(r"\s*<hook_context>.*?</hook_context>\s*", re.S)
+_WRAPPED = re.compile(r"(?:\s*<hook_context>.*?</hook_context>)+\s*", re.S)
 _SECTION = re.compile(r"^(Error|Exit Code|Signal|Background PIDs|Process Group PGID): ?(.*)$")
 _UNTRUSTED = re.compile(r"^\s*<untrusted_context>\n?(.*?)\n?</untrusted_context>\s*$", re.S)
 
 
 def own_prompt(prompt: str) -> str:
-    """The user's prompt without the session-start block Gemini CLI puts before it (hook
-    context is escaped, so the first ``</hook_context>`` is the block's own end)."""
+    """The user's prompt without the session-start blocks Gemini CLI puts before it (one per
+    hook that gave context; hook context is escaped, so a ``</hook_context>`` is a block's
+    own end)."""
     found = _WRAPPED.match(prompt)
     return prompt[found.end() :] if found else prompt
 
