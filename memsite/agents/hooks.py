@@ -291,7 +291,9 @@ def _answer(
     trigger = event.get("trigger") if event.get("trigger") in TRIGGERS else "auto"
     if name == "PreCompact":
         following.flush(memory)
-        size = _transcript_tokens(event.get("transcript_path"))
+        said = event.get("tokens_before")  # the CLI's own count, where its table reads one
+        known = isinstance(said, int) and not isinstance(said, bool) and 0 <= said <= MAX_TOKENS
+        size = said if known else _transcript_tokens(event.get("transcript_path"))
         memory.checkpoint(str(trigger), tokens_before=size)
     elif name == "PostCompact":
         # cut like a summarizer's answer: a checkpoint over a huge summary is not lost

@@ -65,6 +65,12 @@ from .records import RECORDS, add_records
     help="Also write (or merge into) the project's .github/hooks/memsite.json: memsite's hooks "
     "for every GitHub Copilot CLI event, calling this memsite by its absolute path.",
 )
+@click.option(
+    "--gemini",
+    is_flag=True,
+    help="Also write (or merge into) the project's .gemini/settings.json: memsite's hooks for "
+    "Gemini CLI (hook --harness gemini), calling this memsite by its absolute path.",
+)
 @RECORDS
 @click.pass_context
 def init(
@@ -78,6 +84,7 @@ def init(
     codex: bool,
     qwen: bool,
     copilot: bool,
+    gemini: bool,
 ) -> None:
     """Create a memory tree (never overwrites anything)."""
     from ..store.tree import init_tree
@@ -136,6 +143,11 @@ def init(
 
         _write_hooks(target, copilot_setup.write_hooks, "Copilot CLI")
         click.echo(f"note: {copilot_setup.NOTE}")
+    if gemini:
+        from ..agents.harnesses.setup import gemini as gemini_setup
+
+        _write_hooks(target, gemini_setup.write_hooks, "Gemini CLI")
+        click.echo(f"note: {gemini_setup.NOTE}")
     if ci:
         from ..site.publish.zensical import engine as site_engine
 

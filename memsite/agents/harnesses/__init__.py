@@ -9,10 +9,11 @@ from .base import NOTES, Event, Harness, Unmapped
 from .claude import HARNESS as CLAUDE
 from .codex import HARNESS as CODEX
 from .copilot import HARNESS as COPILOT
+from .gemini import HARNESS as GEMINI
 from .qwen import HARNESS as QWEN
 
 # the others first: Claude Code's is the protocol the others borrow, so it is the fallback
-HARNESSES: dict[str, Harness] = {h.name: h for h in (CODEX, QWEN, COPILOT, CLAUDE)}
+HARNESSES: dict[str, Harness] = {h.name: h for h in (CODEX, GEMINI, QWEN, COPILOT, CLAUDE)}
 NAMES = tuple(HARNESSES)
 
 
@@ -52,6 +53,7 @@ __all__ = [
     "CLAUDE",
     "CODEX",
     "COPILOT",
+    "GEMINI",
     "QWEN",
     "HARNESSES",
     "NAMES",

@@ -18,7 +18,9 @@ of ``hooks.EVENTS``, ``tool_name`` one of Claude Code's (``Edit``, ``Write``, ``
 - under ``NOTES``, lines for the hook's stderr: a field the CLI was expected to send and did
   not (silence is not success), the event still answered;
 - a ``SessionStart`` may carry the session's first ``prompt``, which names the session (a CLI
-  that runs the prompt's hook before the start's has ended).
+  that runs the prompt's hook before the start's has ended);
+- a compaction's size as ``tokens_before`` of ``PreCompact``, where the CLI counts it (else
+  the transcript's size stands for it).
 """
 
 from __future__ import annotations
