@@ -210,8 +210,15 @@ def read(event: Event) -> list[Event]:
 
 
 def looks_like(event: Event) -> bool:
-    """Whether ``event`` is one only Gemini CLI sends."""
-    return event.get("hook_event_name") in OWN
+    """Whether ``event`` is one only Gemini CLI sends, or names its transcript as Gemini CLI
+    does (``chats/session-<time>-<id>.jsonl`` under its home)."""
+    if event.get("hook_event_name") in OWN:
+        return True
+    path = event.get("transcript_path")
+    if not isinstance(path, str):
+        return False
+    parts = path.replace("\\", "/").split("/")
+    return len(parts) >= 2 and parts[-2] == "chats" and parts[-1].startswith("session-")
 
 
 HARNESS = Harness(
