@@ -222,7 +222,8 @@ class Found:
 
     ``scores`` are the sections' fused scores, ``words`` their raw BM25F for the query's
     words; None when a filter alone was asked (spans newest first, nothing ranked). ``terms``
-    are the query's words as the index analyses them, ``frequencies`` how many of the
+    are the query's words as the index analyses them (a word the memory abbreviates, as the
+    memory spells it: issue 36), ``frequencies`` how many of the
     index's ``documents`` hold each, ``analyze`` a text's words as the index analyses them,
     and ``apart`` how much closer the query is to the memory than to everyday requests
     (ranked with meaning; else None)."""

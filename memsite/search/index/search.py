@@ -56,7 +56,11 @@ def search(  # type: ignore[no-untyped-def]
 ) -> Found:
     """The best ``limit`` spans for a parsed query, fused with its meaning when ``vectors``
     (None: lexical only) gives the sections' and records' vectors."""
-    wanted = _query(query, searcher.reader())
+    reader = searcher.reader()
+    asked = " ".join([query.words, *query.phrases])
+    # the floor measures a word the memory abbreviates as the memory spells it (issue 36)
+    spelled = _as_the_memory_spells(reader, asked)
+    wanted = _query(query, reader)
     narrow = _filter_query(filters)
     if wanted is None:
         if narrow is None:
@@ -116,7 +120,7 @@ def search(  # type: ignore[no-untyped-def]
         matched,
         limit,
     )
-    terms = _terms(" ".join([query.words, *query.phrases]))
+    terms = list(dict.fromkeys(spelled.get(t, t) for t in _terms(asked)))
     return Found(
         spans=tuple(spans),
         snippets=tuple(_snippet(span.seed.body, terms) for span in spans),
@@ -228,6 +232,29 @@ def _idf(searcher, words: set[str]) -> dict[str, float]:  # type: ignore[no-unty
 
 def _terms(text: str) -> list[str]:
     return list(dict.fromkeys(token.text for token in ANALYZER(text)))
+
+
+def _as_the_memory_spells(reader, text: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """The query's words no document holds (in any field) that the memory abbreviates: each
+    to the longest word the memory holds that it begins with, of at least COMPLETE_FROM
+    letters and at most half the word as typed.
+
+    A memory that says "auth" and never "authentication" (the bundled sample) is asked
+    "what did we decide about tokens and authentication" (issue 36); "config" and "repo"
+    stand for their words the same way. At most half: a word merely beginning another
+    ("read" in "readme", "perf" in "perfect") is not its abbreviation. A word the memory
+    holds is never read otherwise.
+    """
+    spelled: dict[str, str] = {}
+    for token in ANALYZER(text, chars=True):
+        word, typed = token.text, token.endchar - token.startchar
+        if word in spelled or any(reader.doc_frequency(f, word) for f in FIELDS):
+            continue
+        for end in range(min(len(word) - 1, typed // 2), COMPLETE_FROM - 1, -1):
+            if any(reader.doc_frequency(f, word[:end]) for f in FIELDS):
+                spelled[word] = word[:end]
+                break
+    return spelled
 
 
 def _query(query: Parsed, reader=None) -> Query | None:  # type: ignore[no-untyped-def]
