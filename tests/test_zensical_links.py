@@ -118,3 +118,19 @@ def test_a_site_with_good_links_only_says_nothing(sample: Path, tmp_path: Path) 
         result = CliRunner().invoke(cli, [*args, "--site-dir", str(tmp_path / "site")])
     assert result.exit_code == 0, result.output
     assert result.stderr == ""
+
+
+def test_a_page_of_thousands_of_broken_links_fails_strict_in_one_line(
+    root: Path, tmp_path: Path
+) -> None:
+    (root / "notes").mkdir(exist_ok=True)
+    links = "\n".join(f"- [gone {n}](gone-{n}.md)" for n in range(3000))
+    (root / "notes" / "many.md").write_text(f"# Many\n\n{links}\n", "utf-8")
+    with on_path(zensical_bin()):
+        args = ["--root", str(root), "build", "--engine", "zensical", "--strict"]
+        result = CliRunner().invoke(cli, [*args, "--site-dir", str(tmp_path / "site")])
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.count("page does not exist") == 12  # the first ones, in order
+    assert "notes/many.md:3:12: page does not exist" in result.stderr
+    assert not (tmp_path / "site").exists()

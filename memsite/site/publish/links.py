@@ -96,32 +96,37 @@ def _problem(link: Link, pages: dict[str, Path], built: _Built) -> str | None:
         return None
     href = f"{path[:-3]}.html" if path else ""
     href = f"{href}#{fragment}" if fragment else href
-    if f'href="{html.escape(href, quote=False)}"' not in built.text(link.page):
+    if html.escape(href, quote=False) not in built.hrefs(link.page):
         return None  # not a link once rendered (text that only looks like one)
     return f"{link.page}:{link.line}:{column}: {what}"
 
 
 class _Built:
-    """The built pages, read when asked and kept: their text and the ids of their content."""
+    """The built pages, each read when asked: the ids of its content and its ``href`` values
+    (as written), kept rather than its text."""
 
     ID = re.compile(r'\bid="([^"]*)"')
+    HREF = re.compile(r'\bhref="([^"]*)"')
 
     def __init__(self, site: Path) -> None:
         self.site = site
-        self.texts: dict[str, str] = {}
         self.anchors: dict[str, set[str]] = {}
-
-    def text(self, page: str) -> str:
-        if page not in self.texts:
-            path = self.site / f"{page[:-3]}.html"
-            path = path if path.is_file() else self.site / page[:-3] / "index.html"
-            self.texts[page] = path.read_text("utf-8") if path.is_file() else ""
-        return self.texts[page]
+        self.links: dict[str, set[str]] = {}
 
     def ids(self, page: str) -> set[str]:
         if page not in self.anchors:
-            text = self.text(page)
+            text = self._text(page)
             start = text.find("<article")
             content = text[start : text.find("</article>", start)] if start >= 0 else text
             self.anchors[page] = {html.unescape(found) for found in self.ID.findall(content)}
         return self.anchors[page]
+
+    def hrefs(self, page: str) -> set[str]:
+        if page not in self.links:
+            self.links[page] = set(self.HREF.findall(self._text(page)))
+        return self.links[page]
+
+    def _text(self, page: str) -> str:
+        path = self.site / f"{page[:-3]}.html"
+        path = path if path.is_file() else self.site / page[:-3] / "index.html"
+        return path.read_text("utf-8") if path.is_file() else ""
