@@ -8,6 +8,8 @@ only ``toc``, ``tables`` and ``pymdownx.superfences`` to it, which memsite's lis
 holds: none of its defaults that would fetch or paste something (``pymdownx.snippets``,
 ``magiclink``, ``emoji``) nor the ``macros`` shim, which only a ``macros`` plugin enables.
 Every page then gets the Content-Security-Policy of the MkDocs build (:mod:`..safety`).
+Zensical's own link validation is off: memsite checks the same links after the build, in a
+fraction of its time, with the same warnings (:mod:`.links`).
 
 Zensical keeps a cache beside its configuration; the export and the cache live in the
 tree's cache folder (``.memsite/zensical/``), so a second build renders only the pages whose
@@ -29,6 +31,7 @@ from ...search.index.place import default_cache_dir, index_key
 from ...store import config
 from ..builder import CONFIG, BuildFailed, export_docs
 from ..safety import content_policy, with_policy
+from . import links
 
 # the version the tests build with (the `zensical` extra of pyproject.toml, .ci/run): 0.0.73
 # is the newest whose dependencies install here (0.0.74 and later need zensical-ui)
@@ -70,6 +73,9 @@ def zensical_config(exported: dict[str, Any], title: str, site_dir: str) -> dict
     out["docs_dir"] = "docs"
     out["site_dir"] = site_dir
     out["plugins"] = ["search", "offline"]
+    # its link validation reads every byte of every page in Python (a third of a cold build
+    # at a year): memsite checks the same links after the build (:mod:`.links`)
+    out["validation"] = False
     return out
 
 
@@ -124,6 +130,9 @@ def build_zensical(
         last = [line.strip() for line in _ANSI.sub("", said).splitlines() if line.strip()][-1:]
         shown = "; ".join(warnings[:_SHOWN] or last) or f"exit status {done.returncode}"
         raise BuildFailed(f"site not built: zensical: {shown}")
+    warnings += links.check(work / "docs", built)
+    if strict and warnings:
+        raise BuildFailed(f"site not built: zensical: {'; '.join(warnings[:_SHOWN])}")
     policy = content_policy()
     for page in built.rglob("*.html"):
         page.write_text(with_policy(page.read_text("utf-8"), policy), "utf-8")
