@@ -22,6 +22,7 @@ from memsite import Memory
 from memsite.agents.harnesses.codex import CAP
 from tests.claude_code import memsite_context, sample_project
 from tests.codex_cli import PIN, SPILLED, Run, command, patch, require_codex, run_codex
+from tests.codex_cli import clean_env as codex_env
 
 CODEX = require_codex()  # skipped without the binary; fails instead in CI
 
@@ -45,10 +46,12 @@ PATCH = (
 FAILING = "echo 2 tests failed; exit 3"
 
 
-def test_the_binary_is_the_pinned_version() -> None:
+def test_the_binary_is_the_pinned_version(tmp_path: Path) -> None:
+    (tmp_path / ".codex").mkdir()  # a home of its own: the CLI writes there even for this
     version = subprocess.run(
-        [str(CODEX), "--version"], capture_output=True, text=True, check=True, timeout=60
-    )
+        [str(CODEX), "--version"], capture_output=True, text=True, check=True, timeout=60,
+        env=codex_env(tmp_path),
+    )  # fmt: skip
     assert version.stdout.split()[-1] == PIN
 
 

@@ -23,6 +23,7 @@ from tests.gemini_cli import (
     PIN,
     SNAPSHOT,
     Run,
+    clean_env,
     output_of,
     require_gemini,
     run_gemini,
@@ -40,10 +41,13 @@ NEW = 'import hashlib\nHASHER = "argon2id"\n'
 BLOCK = re.compile(r"<hook_context>(.*?)</hook_context>", re.S)
 
 
-def test_the_binary_is_the_pinned_version() -> None:
+def test_the_binary_is_the_pinned_version(tmp_path: Path) -> None:
+    # in a home of its own: even --version writes the CLI's project registry there
+    env = clean_env(tmp_path, "http://127.0.0.1:9")
     version = subprocess.run(
-        [str(GEMINI), "--version"], capture_output=True, text=True, check=True, timeout=60
-    )
+        [str(GEMINI), "--version"], capture_output=True, text=True, check=True, timeout=60,
+        env=env,
+    )  # fmt: skip
     assert version.stdout.strip() == PIN
 
 

@@ -8,6 +8,7 @@ One run takes a few seconds, so it is a module fixture shared by every test."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -40,10 +41,13 @@ PROMPT = "</qwen:user-prompt-submit-context>"
 CURRENT = "Tune argon2id to m=19 MiB, t=2, p=1"  # the sample's current password decision
 
 
-def test_the_binary_is_the_pinned_version() -> None:
+def test_the_binary_is_the_pinned_version(tmp_path: Path) -> None:
+    # a home of its own: the CLI may write its settings folder there even for this
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / ".config")}
     version = subprocess.run(
-        [str(QWEN), "--version"], capture_output=True, text=True, check=True, timeout=60
-    )
+        [str(QWEN), "--version"], capture_output=True, text=True, check=True, timeout=60,
+        env=env,
+    )  # fmt: skip
     assert version.stdout.strip() == PIN
 
 
