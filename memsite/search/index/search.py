@@ -128,11 +128,29 @@ def search(  # type: ignore[no-untyped-def]
         words=section_scores,
         terms=tuple(terms),
         # recall's floor (issue 24): how large the index is, and what it holds of the query
-        frequencies={term: searcher.doc_frequency("body", term) for term in terms},
+        frequencies={term: _held_by(searcher, term) for term in terms},
         documents=searcher.doc_count_all(),
         analyze=_words,
         apart=None if meaning is None else _apart(meaning),
     )
+
+
+def _held_by(searcher, word: str) -> int:  # type: ignore[no-untyped-def]
+    """How many documents hold ``word`` in any field (heading, body or lead).
+
+    The floor's measures read a word as held when a hit's text holds it, heading included;
+    counted in the body alone, a word only headings hold ("export NANOCHAT_BASE_DIR so child
+    processes get it too", an entry titled "graceful shutdown of the ops console") was a
+    word no document holds, weighed as the rarest possible, and its hit's coverage counted it
+    at that weight too (issue 36)."""
+    reader = searcher.reader()
+    counts = [reader.doc_frequency(field, word) for field in FIELDS]
+    if sum(1 for count in counts if count) <= 1:
+        return max(counts)
+    held: set[int] = set()
+    for field in FIELDS:
+        held.update(term_documents(searcher, field, word))
+    return len(held)
 
 
 def _words(text: str) -> set[str]:
