@@ -231,3 +231,23 @@ def test_a_word_only_a_title_holds_is_a_word_the_memory_holds(sample: Path) -> N
     assert hit.rarest < 1.0  # one document holds it: ln(N / 2) / ln N, not a word never said
     (hit, *_) = Memory(sample).search("rotate the SPOOLER_BASE_DIR tokens", lexical=True)
     assert hit.spelled <= 1.0 and hit.covered <= 1.0
+
+
+def test_a_name_inside_a_dotted_path_is_a_word_the_memory_holds(sample: Path) -> None:
+    """Issue 36: the tokenizer reads ``workflow.configuration.enable_widget_prefetch`` as one
+    word, so a question naming ``enable_widget_prefetch`` found nothing, and the floor
+    counted a word the memory holds as one no document holds (or as "enabl", a word it
+    begins). The index now holds a dotted name's snake_case parts too; a query's dotted
+    name stays whole and still finds it."""
+    _with_an_entry_titled(
+        sample,
+        "turned on widget prefetching for the beta",
+        "Set `workflow.configuration.enable_widget_prefetch = true` in the staging config.",
+    )
+    memory = Memory(sample)
+    (hit, *_) = memory.search("enable_widget_prefetch", lexical=True)
+    assert hit.heading.endswith("turned on widget prefetching for the beta")
+    assert (hit.asked, hit.terms) == (1, 1) and hit.covered == pytest.approx(1.0)
+    (hit, *_) = memory.search("workflow.configuration.enable_widget_prefetch", lexical=True)
+    assert hit.heading.endswith("turned on widget prefetching for the beta")
+    assert (hit.asked, hit.terms) == (1, 1)

@@ -227,7 +227,7 @@ def _meaning(vectors: Vectors, text: str, searcher) -> meaning.Meaning | None:  
     if store is None:
         return None
     text = text[: meaning.MAX_CHARS]  # what the model embeds of a long prompt
-    words = [(t.startchar, t.endchar, t.text) for t in ANALYZER(text, chars=True)]
+    words = [(t.startchar, t.endchar, t.text) for t in ANALYZER(text, chars=True, mode="query")]
     idf = _idf(searcher, {word for _, _, word in words})
     weights = [(start, end, idf[word]) for start, end, word in words]
     vector = meaning.load().embed_weighted(text, weights)
@@ -249,7 +249,7 @@ def _idf(searcher, words: set[str]) -> dict[str, float]:  # type: ignore[no-unty
 
 
 def _terms(text: str) -> list[str]:
-    return list(dict.fromkeys(token.text for token in ANALYZER(text)))
+    return list(dict.fromkeys(token.text for token in ANALYZER(text, mode="query")))
 
 
 def _as_the_memory_spells(reader, text: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
@@ -264,7 +264,7 @@ def _as_the_memory_spells(reader, text: str) -> dict[str, str]:  # type: ignore[
     holds is never read otherwise.
     """
     spelled: dict[str, str] = {}
-    for token in ANALYZER(text, chars=True):
+    for token in ANALYZER(text, chars=True, mode="query"):
         word, typed = token.text, token.endchar - token.startchar
         if word in spelled or any(reader.doc_frequency(f, word) for f in FIELDS):
             continue
