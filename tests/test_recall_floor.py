@@ -201,3 +201,53 @@ def test_the_floor_reads_a_word_the_memory_abbreviates_as_held(sample: Path) -> 
     assert (hit.asked, hit.terms) == (2, 2)
     (hit, *_) = memory.search("tokens readme", lexical=True)
     assert (hit.asked, hit.terms) == (2, 1)
+
+
+def _with_an_entry_titled(sample: Path, title: str, result: str) -> None:
+    """Add an activity entry to the sample's newest day log, ``title`` in its heading only."""
+    day = sorted((sample / "warm").glob("*.md"))[-1]
+    entry = (
+        f"\n### 23:10:00 — {title}\n- **Author:** claude\n\nResult: {result}\n\n"
+        "<!-- id: entry-titled-only -->\n"
+    )
+    day.write_text(day.read_text("utf-8") + entry, "utf-8")
+
+
+def test_a_word_only_a_title_holds_is_a_word_the_memory_holds(sample: Path) -> None:
+    """Issue 36: the floor counted a query word's documents in the body alone, so a word that
+    only an entry's heading holds ("export SPOOLER_BASE_DIR so ...", a lesson titled with the
+    word a question names it by) was a word no document holds, weighed the rarest possible,
+    while the coverage of the hit whose heading holds it counted it too: a share of the
+    prompt's held words above 1. Counted in every field, it is held once, like any word."""
+    _with_an_entry_titled(
+        sample,
+        "export SPOOLER_BASE_DIR so child processes get it too",
+        "The nightly jobs now find their scratch folder again.",
+    )
+    (hit, *_) = Memory(sample).search("SPOOLER_BASE_DIR", lexical=True)
+    assert "spooler_base_dir" in hit.heading.casefold()
+    assert (hit.asked, hit.terms) == (1, 1)
+    assert hit.covered == pytest.approx(1.0) and hit.spelled == pytest.approx(1.0)
+    assert hit.rarest < 1.0  # one document holds it: ln(N / 2) / ln N, not a word never said
+    (hit, *_) = Memory(sample).search("rotate the SPOOLER_BASE_DIR tokens", lexical=True)
+    assert hit.spelled <= 1.0 and hit.covered <= 1.0
+
+
+def test_a_name_inside_a_dotted_path_is_a_word_the_memory_holds(sample: Path) -> None:
+    """Issue 36: the tokenizer reads ``workflow.configuration.enable_widget_prefetch`` as one
+    word, so a question naming ``enable_widget_prefetch`` found nothing, and the floor
+    counted a word the memory holds as one no document holds (or as "enabl", a word it
+    begins). The index now holds a dotted name's snake_case parts too; a query's dotted
+    name stays whole and still finds it."""
+    _with_an_entry_titled(
+        sample,
+        "turned on widget prefetching for the beta",
+        "Set `workflow.configuration.enable_widget_prefetch = true` in the staging config.",
+    )
+    memory = Memory(sample)
+    (hit, *_) = memory.search("enable_widget_prefetch", lexical=True)
+    assert hit.heading.endswith("turned on widget prefetching for the beta")
+    assert (hit.asked, hit.terms) == (1, 1) and hit.covered == pytest.approx(1.0)
+    (hit, *_) = memory.search("workflow.configuration.enable_widget_prefetch", lexical=True)
+    assert hit.heading.endswith("turned on widget prefetching for the beta")
+    assert (hit.asked, hit.terms) == (1, 1)

@@ -128,11 +128,29 @@ def search(  # type: ignore[no-untyped-def]
         words=section_scores,
         terms=tuple(terms),
         # recall's floor (issue 24): how large the index is, and what it holds of the query
-        frequencies={term: searcher.doc_frequency("body", term) for term in terms},
+        frequencies={term: _held_by(searcher, term) for term in terms},
         documents=searcher.doc_count_all(),
         analyze=_words,
         apart=None if meaning is None else _apart(meaning),
     )
+
+
+def _held_by(searcher, word: str) -> int:  # type: ignore[no-untyped-def]
+    """How many documents hold ``word`` in any field (heading, body or lead).
+
+    The floor's measures read a word as held when a hit's text holds it, heading included;
+    counted in the body alone, a word only headings hold ("export NANOCHAT_BASE_DIR so child
+    processes get it too", an entry titled "graceful shutdown of the ops console") was a
+    word no document holds, weighed as the rarest possible, and its hit's coverage counted it
+    at that weight too (issue 36)."""
+    reader = searcher.reader()
+    counts = [reader.doc_frequency(field, word) for field in FIELDS]
+    if sum(1 for count in counts if count) <= 1:
+        return max(counts)
+    held: set[int] = set()
+    for field in FIELDS:
+        held.update(term_documents(searcher, field, word))
+    return len(held)
 
 
 def _words(text: str) -> set[str]:
@@ -209,7 +227,7 @@ def _meaning(vectors: Vectors, text: str, searcher) -> meaning.Meaning | None:  
     if store is None:
         return None
     text = text[: meaning.MAX_CHARS]  # what the model embeds of a long prompt
-    words = [(t.startchar, t.endchar, t.text) for t in ANALYZER(text, chars=True)]
+    words = [(t.startchar, t.endchar, t.text) for t in ANALYZER(text, chars=True, mode="query")]
     idf = _idf(searcher, {word for _, _, word in words})
     weights = [(start, end, idf[word]) for start, end, word in words]
     vector = meaning.load().embed_weighted(text, weights)
@@ -231,7 +249,7 @@ def _idf(searcher, words: set[str]) -> dict[str, float]:  # type: ignore[no-unty
 
 
 def _terms(text: str) -> list[str]:
-    return list(dict.fromkeys(token.text for token in ANALYZER(text)))
+    return list(dict.fromkeys(token.text for token in ANALYZER(text, mode="query")))
 
 
 def _as_the_memory_spells(reader, text: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
@@ -246,7 +264,7 @@ def _as_the_memory_spells(reader, text: str) -> dict[str, str]:  # type: ignore[
     holds is never read otherwise.
     """
     spelled: dict[str, str] = {}
-    for token in ANALYZER(text, chars=True):
+    for token in ANALYZER(text, chars=True, mode="query"):
         word, typed = token.text, token.endchar - token.startchar
         if word in spelled or any(reader.doc_frequency(f, word) for f in FIELDS):
             continue
