@@ -50,7 +50,7 @@ def mcp(ctx: click.Context, call_timeout: float) -> None:
     type=Count(1, HOOK_BUDGET, MAX_TOKENS),
     default=HOOK_BUDGET,
     show_default=True,
-    help="Tokens of the payload at SessionStart (at most 2,400: Claude Code's cap).",
+    help="Tokens of the payload at SessionStart (at most 2,400: what a hook context holds).",
 )
 @click.option(
     "--recall-budget",
@@ -95,8 +95,8 @@ def hook(
     for option, value in (("--prime-budget", prime_budget), ("--recall-budget", recall_budget)):
         if value > HOOK_BUDGET:
             click.echo(
-                f"memsite hook: {option} {value} is over what fits Claude Code's"
-                f" {CONTEXT_CAP:,}-character hook context; using {HOOK_BUDGET}",
+                f"memsite hook: {option} {value} is over what fits an agent CLI's hook"
+                f" context (about {CONTEXT_CAP:,} characters); using {HOOK_BUDGET}",
                 err=True,
             )
     prime_budget, recall_budget = min(prime_budget, HOOK_BUDGET), min(recall_budget, HOOK_BUDGET)
