@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 from memsite.search.chunks import Chunk
@@ -119,3 +120,24 @@ def test_a_record_counts_half_as_much_as_its_section() -> None:
     lexical = Signal("lexical", {a.id: 2.0, b.id: 1.0}, {"r": 4.0})
     assert fuse_scores([a, b], [lexical]) == {a.id: 1.5, b.id: 1.0}
     assert fuse_scores([a, b], [lexical], record_weight=1.0) == {a.id: 2.0, b.id: 1.5}
+
+
+def test_a_hit_found_by_its_options_takes_in_what_its_record_decided() -> None:
+    """An ADR found by its "Options" (not the first hit) used to leave out its "Decision":
+    the answer to the question its options weigh (issue 36)."""
+    records = build({"a": [1_000], "adr": [200, 300, 400, 300, 250]})
+    records["adr"][3] = dataclasses.replace(records["adr"][3], heading="Decision")
+    scores = {"a#0": 3.0, "adr#1": 2.0}
+    found = assemble_spans(records, scores, set(scores), 10)
+    assert spans(found) == [("a#0",), ("adr#1", "adr#2", "adr#3")]
+    assert found[1].seed.id == "adr#1"
+    # ...but only while the span stays within its cap, and never across another hit
+    records["adr"][2] = dataclasses.replace(records["adr"][2], text="x" * 1_800)
+    assert spans(assemble_spans(records, scores, set(scores), 10))[1] == ("adr#1",)
+    scores = {"a#0": 3.0, "adr#1": 2.0, "adr#2": 1.9}
+    records = build({"a": [1_000], "adr": [200, 300, 1_750, 200]})
+    records["adr"][3] = dataclasses.replace(records["adr"][3], heading="Decision")
+    assert spans(assemble_spans(records, scores, set(scores), 10))[1:] == [
+        ("adr#1",),
+        ("adr#2", "adr#3"),
+    ]

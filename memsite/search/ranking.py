@@ -26,6 +26,7 @@ SPAN_CHARS = 2_000  # a hit's span of consecutive sections stays within this man
 LEAD_CHARS = 4_000  # ...except the first hit's, which reads on into its record this far
 TOP_HITS = 5  # the hits a reader sees first: their text together is bounded by TOP_CHARS
 TOP_CHARS = 4_800  # the top hits' text together never exceeds this (``passages.fit``)
+DECISION_HEADINGS = ("decision", "decisions", "decision outcome")  # an ADR's answer
 NEAR_TIE = 0.05  # hits within 5% of the top score of each other count as tied: newest first
 
 
@@ -111,6 +112,11 @@ def assemble_spans(
        the better scored first (the earlier on ties, towards the title), while it stays
        within ``lead_chars``. Here a section may score only through its record: the generic
        "Decision" beside the matching "Context", the title line that carries the date.
+    3. A hit takes in its record's decision section (:data:`DECISION_HEADINGS`) when one
+       comes after it and the span covering both stays within its cap: a record found by
+       its "Options" carries what it decided, which :func:`~memsite.search.payloads.passages.trim`
+       then cuts it to (issue 36: devset hybrid recall@5 0.923 -> 0.932, the ADRs read in
+       place as records 0.958 -> 0.972; no corpus lost an answer).
 
     Measured on the development set (``docs/benchmarks.md``, hybrid recall@5 / MRR@10 /
     characters in the top 5, record weight 1): when every answering section joined its hit
@@ -154,10 +160,23 @@ def assemble_spans(
             if len(hits) == 1:
                 _read_on(hit, ordered[key], ends[key], scores)
             owner.update(((key, i), len(hits) - 1) for i in range(hit.low, hit.high + 1))
+    for number, hit in enumerate(hits):  # 3. what the record decided, when it fits
+        at = _decision_after(ordered[hit.key], hit.high)
+        if at is not None:
+            _join(hits[: number + 1], owner, hit.key, at, ends[hit.key], only=number)
     return [
         Span(tuple(ordered[h.key][h.low : h.high + 1]), h.seed, scores.get(h.seed.id, 0.0))
         for h in hits
     ]
+
+
+def _decision_after(sections: Sequence[Chunk], after: int) -> int | None:
+    """The index of the record's decision section (:data:`DECISION_HEADINGS`) after section
+    ``after``, if any."""
+    for at in range(after + 1, len(sections)):
+        if " ".join(sections[at].heading.casefold().split()) in DECISION_HEADINGS:
+            return at
+    return None
 
 
 @dataclass
@@ -179,10 +198,12 @@ def _join(
     key: str,
     at: int,
     ends: Sequence[int],
+    only: int | None = None,
 ) -> bool:
-    """Widen the first hit of record ``key`` that can take section ``at``; False if none can."""
+    """Widen the first hit of record ``key`` that can take section ``at`` (hit number
+    ``only``, if given); False if none can."""
     for number, hit in enumerate(hits):
-        if hit.key != key:
+        if hit.key != key or only not in (None, number):
             continue
         low, high = min(hit.low, at), max(hit.high, at)
         size = ends[high + 1] - ends[low]

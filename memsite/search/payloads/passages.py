@@ -21,10 +21,9 @@ from dataclasses import dataclass, replace
 
 from ...store import markup
 from ..chunks import Chunk
-from ..ranking import Span
+from ..ranking import DECISION_HEADINGS, Span
 
 MARK = "[…]"  # stands where a trimmed hit left text out
-DECISION_HEADINGS = ("decision", "decisions", "decision outcome")  # an ADR's answer
 MAX_PIECES = 400  # paragraphs weighed per hit at most; past it, runs of them (``_coarser``)
 
 
