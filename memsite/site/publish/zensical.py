@@ -34,7 +34,9 @@ from ..safety import content_policy, with_policy
 from . import links
 
 # the version the tests build with (the `zensical` extra of pyproject.toml, .ci/run): 0.0.73
-# is the newest whose dependencies install here (0.0.74 and later need zensical-ui)
+# is the newest that installs here: 0.0.74 to 0.1.4 (the newest on 2026-12-04) each require an
+# exact zensical-ui, the theme moved out of Zensical, of which the package index holds no
+# version (docs/benchmarks.md, "Zensical 0.1.4")
 ZENSICAL = "zensical==0.0.73"
 ENGINES = ("mkdocs", "zensical")
 DEFAULT_ENGINE = "mkdocs"  # until Zensical 1.0 (docs/site.md)
