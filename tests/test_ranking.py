@@ -6,7 +6,8 @@ import dataclasses
 import datetime as dt
 
 from memsite.search.chunks import Chunk
-from memsite.search.ranking import Signal, Span, assemble_spans, fuse_scores
+from memsite.search.ranking import Signal, fuse_scores
+from memsite.search.spans import Span, assemble_spans
 
 
 def section(record: str, position: int, size: int) -> Chunk:

@@ -30,8 +30,9 @@ from whoosh.query import (
 from .. import meaning
 from ..query import Filters
 from ..query import Query as Parsed
-from ..ranking import Found, Signal, Span, assemble_spans, fuse_scores
+from ..ranking import Found, Signal, fuse_scores
 from ..snippets import SNIPPET_CHARS, clip, flat, plain
+from ..spans import Span, assemble_spans
 from . import postings
 from .documents import ANALYZER, FIELDS, attrs, record_documents, stored_chunk, term_documents
 

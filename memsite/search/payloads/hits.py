@@ -15,7 +15,8 @@ import math
 from collections.abc import Callable
 from pathlib import Path
 
-from ..ranking import LEAD_CHARS, TOP_CHARS, TOP_HITS, Found, Hit, span_hit
+from ..ranking import TOP_CHARS, TOP_HITS, Found, Hit, span_hit
+from ..spans import LEAD_CHARS
 from . import floor, neighbours, passages
 
 # an activity hit and its neighbours hold up to twice an equal share of TOP_CHARS (while the

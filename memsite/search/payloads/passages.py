@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from ...store import markup
 from ..chunks import Chunk
-from ..ranking import DECISION_HEADINGS, Span
+from ..spans import Span, decision_after
 
 MARK = "[…]"  # stands where a trimmed hit left text out
 MAX_PIECES = 400  # paragraphs weighed per hit at most; past it, runs of them (``_coarser``)
@@ -140,7 +140,7 @@ def trim(
     worth = [weigh(b.text) + section_score(chunks[b.section]) * len(b.text) / cap for b in pieces]
     heads = [_head_size(chunks, b) for b in pieces]
     best = None
-    decision = _decision_after(chunks, seed_at)
+    decision = decision_after(chunks, seed_at)
     if decision is not None:  # its text, not the heading alone, or the seed's passage
         body = [
             i for i, b in enumerate(pieces) if b.section == decision and not _is_heading(chunks, b)
@@ -232,15 +232,6 @@ def _best_run(
             if best is None or key > best[0]:
                 best = (key, first, last)
     return None if best is None else best[1:]
-
-
-def _decision_after(chunks: Sequence[Chunk], seed_at: int) -> int | None:
-    """The index of the decision section (a "Decision" or "Decision Outcome" heading) of a
-    record's span that comes after its seed section, if any."""
-    for at in range(seed_at + 1, len(chunks)):
-        if " ".join(chunks[at].heading.casefold().split()) in DECISION_HEADINGS:
-            return at
-    return None
 
 
 def _is_heading(chunks: Sequence[Chunk], block: Block) -> bool:
