@@ -196,8 +196,24 @@ def _commented(raw: bytes) -> bool:
 def write_settings(project: Path, command: str | None = None) -> tuple[Path, bool]:
     """Write or merge ``project/.claude/settings.json``; whether the file changed. The file
     keeps its mode, and a link keeps pointing at the file it names, which is rewritten."""
+    return write_event_hooks(project, SETTINGS, None, EVENTS, command=command)
+
+
+def write_event_hooks(
+    project: Path,
+    rel: str,
+    harness: str | None,
+    events: Mapping[str, str],
+    timeouts: Mapping[str, int] | None = None,
+    command: str | None = None,
+) -> tuple[Path, bool]:
+    """Write or merge ``project/rel``, a hooks file in Claude Code's format (Claude Code's,
+    Codex's, Gemini CLI's, Qwen Code's): memsite's hook for every event of ``events`` (event
+    -> matcher), ``command`` or this memsite's ``hook --harness harness``, waited for as
+    ``timeouts`` says (:func:`merged`); whether the file changed."""
+    wanted = command or hook_command(harness)
     return write_hooks(
-        project, SETTINGS, lambda existing: merged(existing, command or hook_command())
+        project, rel, lambda existing: merged(existing, wanted, events, timeouts, rel)
     )
 
 

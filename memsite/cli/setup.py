@@ -6,6 +6,7 @@ It parses its options, makes the tree, and echoes what it created and what it ke
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -128,26 +129,16 @@ def init(
         from ..agents.settings import write_settings
 
         _write_hooks(target, write_settings, "Claude Code")
-    if codex:
-        from ..agents.harnesses.setup import codex as codex_setup
-
-        _write_hooks(target, codex_setup.write_hooks, "Codex")
-        click.echo(f"note: {codex_setup.NOTE}")
-    if qwen:
-        from ..agents.harnesses.setup import qwen as qwen_setup
-
-        _write_hooks(target, qwen_setup.write_hooks, "Qwen Code")
-        click.echo(f"note: {qwen_setup.NOTE}")
-    if copilot:
-        from ..agents.harnesses.setup import copilot as copilot_setup
-
-        _write_hooks(target, copilot_setup.write_hooks, "Copilot CLI")
-        click.echo(f"note: {copilot_setup.NOTE}")
-    if gemini:
-        from ..agents.harnesses.setup import gemini as gemini_setup
-
-        _write_hooks(target, gemini_setup.write_hooks, "Gemini CLI")
-        click.echo(f"note: {gemini_setup.NOTE}")
+    for wanted, name, title in (
+        (codex, "codex", "Codex"),
+        (qwen, "qwen", "Qwen Code"),
+        (copilot, "copilot", "Copilot CLI"),
+        (gemini, "gemini", "Gemini CLI"),
+    ):
+        if wanted:  # each CLI's writer loads only when its option was given
+            writer = importlib.import_module(f"memsite.agents.harnesses.setup.{name}")
+            _write_hooks(target, writer.write_hooks, title)
+            click.echo(f"note: {writer.NOTE}")
     if ci:
         from ..site.publish.zensical import engine as site_engine
 

@@ -35,9 +35,4 @@ NOTE = (
 
 def write_hooks(project: Path, command: str | None = None) -> tuple[Path, bool]:
     """Write or merge ``project/.codex/hooks.json``; whether the file changed."""
-    wanted = command or settings.hook_command("codex")
-    return settings.write_hooks(
-        project,
-        HOOKS,
-        lambda existing: settings.merged(existing, wanted, EVENTS, TIMEOUTS, HOOKS),
-    )
+    return settings.write_event_hooks(project, HOOKS, "codex", EVENTS, TIMEOUTS, command)

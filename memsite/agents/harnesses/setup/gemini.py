@@ -35,10 +35,5 @@ NOTE = (
 
 def write_hooks(project: Path, command: str | None = None) -> tuple[Path, bool]:
     """Write or merge ``project/.gemini/settings.json``; whether the file changed."""
-    wanted = command or settings.hook_command("gemini")
     timeouts = dict.fromkeys(EVENTS, TIMEOUT)
-    return settings.write_hooks(
-        project,
-        SETTINGS,
-        lambda existing: settings.merged(existing, wanted, EVENTS, timeouts, SETTINGS),
-    )
+    return settings.write_event_hooks(project, SETTINGS, "gemini", EVENTS, timeouts, command)
