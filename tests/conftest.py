@@ -4,6 +4,7 @@ import contextlib
 import datetime as dt
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,18 @@ def root(tmp_path: Path) -> Path:
 @pytest.fixture
 def memory(root: Path, clock: Clock) -> Memory:
     return Memory(root, author="", clock=clock)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git repository that will hold ``memory/``, as the current folder (a test module
+    whose project holds more defines its own ``project``)."""
+    path = tmp_path / "project"
+    path.mkdir()
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    monkeypatch.chdir(path)
+    monkeypatch.delenv("MEMSITE_ROOT", raising=False)
+    return path
 
 
 @pytest.fixture

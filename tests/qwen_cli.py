@@ -23,15 +23,12 @@ the session), ``edit`` (``file_path``, ``old_string``, ``new_string``), ``write_
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import time
 from collections.abc import Mapping
 from pathlib import Path
 
-import pytest
-
-from tests.claude_code import REPO, Reply, Run, StandIn, clean_env
+from tests.claude_code import REPO, Reply, Run, StandIn, clean_env, require_agent
 
 PACKAGE = "@qwen-code/qwen-code"
 PIN = "0.24.4"
@@ -46,22 +43,10 @@ USER_SETTINGS = {
 }
 
 
-def qwen_binary() -> Path | None:
-    """The pinned ``qwen``: ``$MEMSITE_QWEN``, else the one ``.ci/run`` installs."""
-    path = Path(os.environ.get("MEMSITE_QWEN") or LOCAL)
-    return path if path.is_file() and os.access(path, os.X_OK) else None
-
-
 def require_qwen() -> Path:
-    """The binary; without it the calling module is skipped, or fails when CI requires it
-    (``MEMSITE_REQUIRE_QWEN=1``, set by ``.ci/run``)."""
-    found = qwen_binary()
-    where = os.environ.get("MEMSITE_QWEN") or str(LOCAL)
-    if found is None and os.environ.get("MEMSITE_REQUIRE_QWEN"):
-        pytest.fail(f"MEMSITE_REQUIRE_QWEN is set but {where} is missing", pytrace=False)
-    if found is None:
-        pytest.skip(f"Qwen Code is not installed at {where} (see .ci/run)", allow_module_level=True)
-    return found
+    """The binary (``$MEMSITE_QWEN``, else the one ``.ci/run`` installs); without it the
+    calling module is skipped, or fails when CI requires it (``MEMSITE_REQUIRE_QWEN=1``)."""
+    return require_agent("QWEN", LOCAL, "Qwen Code")
 
 
 def run_qwen(

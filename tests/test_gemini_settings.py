@@ -6,10 +6,8 @@ setting kept, the absolute path of the memsite that ran it, and a note of what i
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from memsite.agents import settings
@@ -18,17 +16,6 @@ from memsite.cli import cli
 
 GUARD = {"type": "command", "command": "./scripts/guard.sh", "timeout": 3000}
 OLD = {"type": "command", "command": "/old/venv/bin/memsite hook --harness gemini"}
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A git repository that will hold ``memory/``, as the current folder."""
-    path = tmp_path / "project"
-    path.mkdir()
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    monkeypatch.chdir(path)
-    monkeypatch.delenv("MEMSITE_ROOT", raising=False)
-    return path
 
 
 def init_gemini(project: Path):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -185,17 +184,6 @@ def test_a_qwen_session_whose_end_never_fires_is_archived_once_stale(sample: Pat
 
 
 # -- memsite init --qwen --------------------------------------------------------------------
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A git repository that will hold ``memory/``, as the current folder."""
-    path = tmp_path / "project"
-    path.mkdir()
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    monkeypatch.chdir(path)
-    monkeypatch.delenv("MEMSITE_ROOT", raising=False)
-    return path
 
 
 def init_qwen(project: Path):

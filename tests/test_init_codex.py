@@ -7,10 +7,8 @@ same file twice unchanged, and one line on what the user must still do."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from memsite.agents import settings
@@ -19,16 +17,6 @@ from memsite.cli import cli
 
 TEAM = {"type": "command", "command": "./scripts/guard.sh", "timeout": 30}
 OLD = {"type": "command", "command": "/old/venv/bin/memsite hook --harness codex", "timeout": 5}
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    monkeypatch.chdir(path)
-    monkeypatch.delenv("MEMSITE_ROOT", raising=False)
-    return path
 
 
 def init(project: Path, *flags: str):

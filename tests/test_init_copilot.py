@@ -9,7 +9,6 @@ still do (trust the folder) in one line. Before it, ``--copilot`` was no option 
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -22,17 +21,6 @@ from memsite.cli import cli
 LINT = {"type": "command", "bash": "./scripts/lint.sh", "timeoutSec": 30, "matcher": "Edit"}
 AUDIT = {"type": "command", "bash": "./scripts/memsite-audit.sh hook"}
 OLD = {"type": "command", "bash": "/old/venv/bin/memsite hook", "timeoutSec": 5}
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A git repository that will hold ``memory/``, as the current folder."""
-    path = tmp_path / "project"
-    path.mkdir()
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    monkeypatch.chdir(path)
-    monkeypatch.delenv("MEMSITE_ROOT", raising=False)
-    return path
 
 
 def init_copilot(project: Path):
