@@ -39,7 +39,7 @@ from ..store.inputs import MAX_TOKENS, clean
 from ..store.session import hot
 from ..store.session.capture import edited_file
 from ..store.session.summaries import MAX_SUMMARY
-from . import following, harnesses, warm
+from . import background, following, harnesses, warm
 
 TIME_LIMIT = 5.0  # seconds; Claude Code waits for a hook, so memsite gives up first
 CONTEXT_CAP = HOOK_CONTEXT_CAP  # every answer fits Claude Code's cap (see recall.py)
@@ -273,7 +273,7 @@ def _answer(
         compact = _text(event, "source") == "compact"
         built = is_built(memory.root, memory.cache_dir)
         if not built:  # a fresh clone: the index builds in the background, not in the hook
-            warm.build_index(memory.root, memory.cache_dir)
+            background.build_index(memory.root, memory.cache_dir)
         primed = memory.prime(
             budget=prime_budget, lexical=lexical, after_compact=compact, use_index=built
         )

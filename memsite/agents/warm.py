@@ -1,5 +1,5 @@
-"""A warm process for the per-turn hook (issue 24), and the background build of the index
-that a SessionStart on a fresh clone starts (``build_index``).
+"""A warm process for the per-turn hook (issue 24), started in the background
+(:func:`.background.detached`).
 
 Claude Code starts ``memsite hook`` afresh on every prompt, and a hybrid recall in a fresh
 process spends most of its time getting ready: importing numpy, reading the tokenizer and
@@ -41,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..search.index.place import builder_lock, is_held
+from .background import detached
 
 # seconds without a question before the server leaves: a pause longer than this costs one
 # prompt answered without it (about 0.4 s more at a year); each server holds 35-180 MB
@@ -177,10 +177,7 @@ def start(root: Path, cache_dir: Path | None, lexical: bool) -> bool:
     if path is None or not enabled() or _alive(path):
         return False
     command = [sys.executable, "-c", _SERVE, str(Path(root).resolve()), "1" if lexical else "0"]
-    env = dict(os.environ)
-    if cache_dir is not None:
-        env["MEMSITE_CACHE"] = str(cache_dir)
-    detached(command, env, log=os.environ.get("MEMSITE_WARM_LOG"))
+    detached(command, cache_dir, log=os.environ.get("MEMSITE_WARM_LOG"))
     return True
 
 
@@ -192,28 +189,6 @@ def started_note(lexical: bool) -> str:
         f"({'lexical' if lexical else 'hybrid'}); it leaves after {IDLE // 60} minutes without a "
         "question, and MEMSITE_WARM=off turns it off"
     )
-
-
-def detached(command: list[str], env: dict[str, str], log: str | None = None) -> None:
-    """Run ``command`` in a process of its own that outlives the caller: a double fork, so
-    nothing waits for it or is held by it; its output goes nowhere, or its stderr to
-    ``log``."""
-    for stream in (sys.stdout, sys.stderr):
-        stream.flush()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setsid()
-            if os.fork() == 0:
-                quiet = os.open(os.devnull, os.O_RDWR)
-                for fd in (0, 1, 2):
-                    os.dup2(quiet, fd)
-                if log:
-                    os.dup2(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), 2)
-                os.execve(command[0], command, env)
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
 
 
 _SERVE = "import sys; from memsite.agents.warm import serve; serve(sys.argv[1], sys.argv[2] == '1')"
@@ -379,35 +354,3 @@ def _line(conn: socket.socket, limit: int, deadline: float) -> bytes:
         if len(data) > limit:
             raise ValueError("over the size limit")
     return data
-
-
-# the index, then the vectors of the semantic extra (a hybrid search brings them up to date);
-# first the tree's builder lock, before memsite is imported: a second builder leaves at once
-_BUILD = (
-    "import fcntl, os, sys\n"
-    "try:\n"
-    "    lock = os.open(sys.argv[2], os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)\n"
-    "    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
-    "except BlockingIOError:\n"
-    "    sys.exit(0)\n"
-    "except OSError:\n"
-    "    pass\n"
-    "from memsite import Memory\n"
-    "with Memory(sys.argv[1]) as memory:\n"
-    "    memory.index(); memory.search('memory', limit=1)\n"
-)
-
-
-def build_index(root: Path, cache_dir: Path | None) -> None:
-    """Start ``memsite index`` for the tree in a process of its own, which outlives the hook
-    (issue 24: at a year the first build takes longer than the hook may). A double fork:
-    the builder belongs to no one, so nothing waits for it or is held by it. One at a time:
-    none is started while the tree's builder lock is held (issue 34)."""
-    lock = builder_lock(root, cache_dir)
-    if is_held(lock):
-        return
-    command = [sys.executable, "-c", _BUILD, str(root), str(lock)]
-    env = dict(os.environ)
-    if cache_dir is not None:
-        env["MEMSITE_CACHE"] = str(cache_dir)
-    detached(command, env)
