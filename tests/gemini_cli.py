@@ -54,7 +54,7 @@ SNAPSHOT = "<state_snapshot>We switched the hasher to argon2id.</state_snapshot>
 def require_gemini() -> Path:
     """The binary; without it the calling module is skipped, or fails when CI requires it
     (``MEMSITE_REQUIRE_GEMINI=1``, set by ``.ci/run``)."""
-    return claude_code.require_agent(BIN, LOCAL, "Gemini CLI")
+    return claude_code.require_agent("GEMINI", LOCAL, "Gemini CLI")
 
 
 # --- the stand-in -------------------------------------------------------------------------
