@@ -403,6 +403,21 @@ def captured(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
 
 
+def memsite_in(
+    project: Path, *args: str, env: Mapping[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """``memsite ARGS`` run by this checkout in ``project``, on its tree ``memory/``
+    (``memsite_in(project, "init", "--codex")``), in ``env`` (else this process's)."""
+    return subprocess.run(
+        [sys.executable, "-m", "memsite", "--root", str(project / "memory"), *args],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 def memsite_context(project: Path, event_name: str, *args: str, **fields: Any) -> str:
     """The ``additionalContext`` this checkout's ``memsite hook ARGS`` answers to one event
     run in ``project`` ("" when it adds nothing): what a hook should have handed the model.

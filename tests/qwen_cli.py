@@ -28,7 +28,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from tests.claude_code import REPO, Reply, Run, StandIn, clean_env, require_agent
+from tests.claude_code import REPO, Reply, Run, StandIn, clean_env, memsite_in, require_agent
 
 PACKAGE = "@qwen-code/qwen-code"
 PIN = "0.24.4"
@@ -110,12 +110,4 @@ def escaped(text: str) -> str:
 
 def memsite_init_qwen(project: Path) -> subprocess.CompletedProcess[str]:
     """``memsite init --qwen`` run by this checkout in ``project`` (its tree: ``memory/``)."""
-    import sys
-
-    return subprocess.run(
-        [sys.executable, "-m", "memsite", "--root", str(project / "memory"), "init", "--qwen"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return memsite_in(project, "init", "--qwen", timeout=60)

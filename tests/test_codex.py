@@ -13,14 +13,13 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from memsite import Memory
 from memsite.agents.harnesses.codex import CAP
-from tests.claude_code import memsite_context, sample_project
+from tests.claude_code import memsite_context, memsite_in, sample_project
 from tests.codex_cli import PIN, SPILLED, Run, command, patch, require_codex, run_codex
 from tests.codex_cli import clean_env as codex_env
 
@@ -55,13 +54,6 @@ def test_the_binary_is_the_pinned_version(tmp_path: Path) -> None:
     assert version.stdout.split()[-1] == PIN
 
 
-def _memsite(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memsite", "--root", str(project / "memory"), *args],
-        cwd=project, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-
-
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """The run, its project, and the session start memsite answers for the run's session
@@ -69,7 +61,7 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> dict:
     work = tmp_path_factory.mktemp("codex")
     project = sample_project(work / "project", settings=False, files={PASSWORDS: BEFORE})
     (project / "memory" / "hot" / "context.json").unlink()  # no session started by hand
-    init = _memsite(project, "init", "--codex")
+    init = memsite_in(project, "init", "--codex")
     assert init.returncode == 0, init.stderr
     twin = work / "twin"
     shutil.copytree(project, twin)
@@ -175,7 +167,7 @@ def test_the_session_is_codexs_and_its_end_ends_it(ran) -> None:
 
 
 def test_memsite_check_passes_after_the_run(ran) -> None:
-    done = _memsite(ran["project"], "check")
+    done = memsite_in(ran["project"], "check")
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -189,7 +181,7 @@ def compacted(tmp_path_factory: pytest.TempPathFactory) -> dict:
     ``SUMMARY``."""
     project = sample_project(tmp_path_factory.mktemp("codex-compact") / "project", settings=False)
     (project / "memory" / "hot" / "context.json").unlink()
-    assert _memsite(project, "init", "--codex").returncode == 0
+    assert memsite_in(project, "init", "--codex").returncode == 0
     run = run_codex(
         project,
         "Run the auth tests",

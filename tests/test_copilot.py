@@ -14,12 +14,11 @@ import datetime as dt
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.claude_code import Run, memsite_command, sample_project, tool_use
+from tests.claude_code import Run, memsite_command, memsite_in, sample_project, tool_use
 from tests.copilot_cli import PIN, copilot_env, hook_outputs, require_copilot, run_copilot
 
 COPILOT = require_copilot()  # skipped without the binary; fails instead in CI
@@ -35,14 +34,7 @@ FAILING = "echo 2 tests failed; exit 3"
 
 def _memsite(project: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
-    return subprocess.run(
-        [sys.executable, "-m", "memsite", "--root", str(project / "memory"), *args],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return memsite_in(project, *args, env=env)
 
 
 def test_the_binary_is_the_pinned_version(tmp_path: Path) -> None:

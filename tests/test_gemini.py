@@ -12,13 +12,12 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.claude_code import memsite_context, sample_project, tool_use
+from tests.claude_code import memsite_context, memsite_in, sample_project, tool_use
 from tests.gemini_cli import (
     PIN,
     SNAPSHOT,
@@ -51,13 +50,6 @@ def test_the_binary_is_the_pinned_version(tmp_path: Path) -> None:
     assert version.stdout.strip() == PIN
 
 
-def _memsite(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memsite", "--root", str(project / "memory"), *args],
-        cwd=project, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-
-
 def _warm(project: Path) -> str:
     return "".join(p.read_text() for p in sorted((project / "memory" / "warm").glob("*.md")))
 
@@ -75,7 +67,7 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> dict:
     work = tmp_path_factory.mktemp("gemini")
     project = sample_project(work / "project", settings=False, files={PASSWORDS: BEFORE})
     (project / "memory" / "hot" / "context.json").unlink()  # no session started by hand
-    init = _memsite(project, "init", "--gemini")
+    init = memsite_in(project, "init", "--gemini")
     assert init.returncode == 0, init.stderr
     twin = work / "twin"
     shutil.copytree(project, twin)
@@ -191,7 +183,7 @@ def test_the_session_ends_and_memory_checks_clean(ran) -> None:
     project = ran["project"]
     assert not (project / "memory" / "hot" / "context.json").exists()
     assert "Session ended by the harness (Gemini CLI, reason: exit)" in _warm(project)
-    check = _memsite(project, "check")
+    check = memsite_in(project, "check")
     assert check.returncode == 0, check.stdout + check.stderr
 
 
@@ -202,7 +194,7 @@ def compressed(tmp_path_factory: pytest.TempPathFactory) -> dict:
     only then. ``PreCompress`` fires before each of the five calls."""
     project = sample_project(tmp_path_factory.mktemp("gemini-compress") / "project", settings=False)
     (project / "memory" / "hot" / "context.json").unlink()
-    assert _memsite(project, "init", "--gemini").returncode == 0
+    assert memsite_in(project, "init", "--gemini").returncode == 0
     shell = tool_use("run_shell_command", command="echo one", description="one")
     first = run_gemini(project, "First task", [shell, "Done."])
     after_first = _warm(project).count("— checkpoint")
