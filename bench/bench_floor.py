@@ -6,7 +6,7 @@ nothing in memory, and how often it still holds the answer to a question about i
 On-topic prompts are the labelled questions: ``bench/queries-sample.jsonl`` and
 ``bench/semantic_queries.jsonl`` over the bundled sample memory, each devset corpus's
 ``queries.jsonl`` over it, and the day-log corpus of ``bench/devset/`` (its ``test``
-split held out, ``tune`` in the tuning half; never fitted on). Off-topic prompts are
+split held out, ``tune`` in the tuning half; the meaning floor is fitted on it). Off-topic prompts are
 ``bench/floor_offtopic.jsonl``: chatter, everyday coding requests, requests sharing common
 words with any memory (``corpus: "*"``, asked of every memory) and, per memory, requests
 sharing its own words. Every prompt falls
@@ -64,7 +64,8 @@ def memories(devset: Path) -> Iterator[tuple[str, Path, list[Labelled]]]:
 
 def daylogs(want: bool) -> Iterator[tuple[str, Path, list[Labelled]]]:
     """``(name, root, questions)`` of each day-log corpus of ``bench/devset/`` (issue 36), its
-    ``tune`` split in the tuning half, ``test`` held out; ``fit_floor.py`` never fits on it."""
+    ``tune`` split in the tuning half, ``test`` held out; ``fit_floor.py`` fits the meaning
+    floor on its ``tune`` split."""
     for corpus in sorted(p for p in (BENCH / "devset").iterdir() if p.is_dir()):
         path = corpus / "queries.jsonl"
         splits = [json.loads(line).get("split") for line in path.read_text("utf-8").splitlines()]

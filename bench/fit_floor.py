@@ -15,10 +15,14 @@ A logistic regression, each (memory group, label) pair weighed alike, L2 0.01 on
 standardised measures.
 
 With the semantic extra it fits the meaning floor too (``MEANING_WEIGHTS``,
-``MEANING_BIAS``): the same prompts searched with meaning, their hits' measures and
-``apart``, with on-topic prompts weighed 1 to 4 times in the fit, keeping the weight whose
-worst tuning-half rate (sample and devset, off-topic given nothing and on-topic kept, the
-coverage rule applied) is highest. About 55 seconds.
+``MEANING_BIAS``, ``MEANING_COVERED``): the same prompts searched with meaning, and the
+day-log corpora's ``tune`` split (``--without-day-logs`` leaves it out), their hits'
+measures and ``apart``, with on-topic prompts weighed 1 to 4 times in the fit. Each fit's
+bias is moved to issue 36's operating point (each group, sample, devset and day logs, gives
+nothing to SILENCED of its tuning-half off-topic prompts), at each of SHARES for the
+coverage rule; the fit and share whose group keeping fewest on-topic prompts keeps most
+win (ties: the lighter weight, the larger share). It prints every fit's tuning-half rates
+(per group, off-topic given nothing / on-topic kept). About 40 seconds.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
-from bench_floor import REPO, memories, off_topic, tuning
+from bench_floor import REPO, daylogs, memories, off_topic, tuning
 
 from memsite import Memory
 from memsite.search import meaning
@@ -45,6 +49,9 @@ from memsite.search.payloads.standing import ROOM
 NAMES = list(floor.FLOOR_WEIGHTS)  # the order of signals()
 MEANING_NAMES = list(floor.MEANING_WEIGHTS)  # ...with ``apart``, ranked with meaning
 ON_WEIGHTS = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0)  # on-topic weights tried for the meaning floor
+GROUPS = ("sample", "devset", "day logs")  # whose tuning-half rates choose the meaning floor
+SILENCED = 0.90  # off-topic prompts given nothing, per group, at the meaning floor's bias
+SHARES = (0.15, 0.18, 0.2, 0.22, 0.25, 0.28, 0.3)  # its coverage rule's shares (the larger on ties)
 
 
 def signals(hits) -> list[float] | None:  # type: ignore[no-untyped-def]
@@ -53,8 +60,9 @@ def signals(hits) -> list[float] | None:  # type: ignore[no-untyped-def]
 
 
 def rows_of(root: Path, cache_dir: Path, on, off: list[str], group: str, lexical: bool):  # type: ignore[no-untyped-def]
-    """``(group, label, measures, gated)`` of each prompt: ``gated`` when the floor's
-    coverage rule (not fitted) refuses it whatever the weights."""
+    """``(group, label, measures, gated)`` of each prompt: ``gated(share)`` when the floor's
+    coverage rule at that share refuses it whatever the weights (the rule is not fitted;
+    ranked with meaning, its share is chosen by the rates it leaves)."""
 
     @cache
     def chunks_of(rel: str) -> list[Chunk]:
@@ -63,7 +71,15 @@ def rows_of(root: Path, cache_dir: Path, on, off: list[str], group: str, lexical
 
     def row(label: int, prompt: str):  # type: ignore[no-untyped-def]
         hits = memory.search(prompt, limit=asked, lexical=lexical)
-        gated = not hits or not floor.covers(hits[0])
+        # ranked with meaning, recall asks the lexical search first, before the model loads
+        words = hits if lexical else memory.search(prompt, limit=asked, lexical=True)
+
+        def gated(share: float) -> bool:
+            if lexical:  # words alone: the rule at its own share
+                return not hits or not floor.covers(hits[0], floor.FLOOR_COVERED)
+            refused = not floor.covered_enough(words, share)
+            return refused or not hits or not floor.covers(hits[0], share)
+
         return group, label, signals(hits), gated
 
     with Memory(root, cache_dir=cache_dir, notify=lambda _: None) as memory:
@@ -92,18 +108,36 @@ def fit(rows, on_weight: float = 1.0, l2: float = 0.01, steps: int = 3000, rate:
     return coef, b[-1] - float((coef * mean).sum())
 
 
-def rates(rows, coef, bias) -> list[float]:  # type: ignore[no-untyped-def]
-    """Off-topic prompts given nothing and on-topic ones kept, of the sample and the devset."""
+def rates(rows, coef, bias, share: float = floor.FLOOR_COVERED) -> list[float]:  # type: ignore[no-untyped-def]
+    """Off-topic prompts given nothing and on-topic ones kept, of each of GROUPS, with the
+    coverage rule at ``share``."""
     out = []
-    for group in ("sample", "devset"):
+    for group in GROUPS:
         for label in (0, 1):
             mine = [r for r in rows if r[0] == group and r[1] == label]
             kept = [
-                not gated and m is not None and bias + float(np.dot(coef, m)) >= 0
+                not gated(share) and m is not None and bias + float(np.dot(coef, m)) >= 0
                 for _, _, m, gated in mine
             ]
             out.append(sum(kept) / len(kept) if label else 1 - sum(kept) / len(kept))
     return out
+
+
+def at_silence(rows, coef, bias: float, share: float) -> float:  # type: ignore[no-untyped-def]
+    """The fit's bias moved to the operating point issue 36 sets: the most on-topic prompts
+    kept while each of GROUPS still gives nothing to SILENCED of its off-topic ones in the
+    tuning half."""
+    shift = -np.inf
+    for group in GROUPS:
+        scores = sorted(
+            -np.inf if gated(share) or m is None else bias + float(np.dot(coef, m))
+            for g, label, m, gated in rows
+            if g == group and label == 0
+        )
+        # below the score of the first off-topic prompt let through, SILENCED are refused
+        let = scores[min(int(np.ceil(SILENCED * len(scores))), len(scores) - 1)]
+        shift = max(shift, float(np.nextafter(let, np.inf)) if np.isfinite(let) else -np.inf)
+    return bias - shift if np.isfinite(shift) else bias
 
 
 def printed(names: list[str], coef, bias) -> str:  # type: ignore[no-untyped-def]
@@ -114,6 +148,11 @@ def printed(names: list[str], coef, bias) -> str:  # type: ignore[no-untyped-def
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--devset", type=Path, default=REPO.parent / "shared" / "devset")
+    parser.add_argument(
+        "--without-day-logs",
+        action="store_true",
+        help="leave the day-log corpora's tune split out of the fit (as before issue 36)",
+    )
     args = parser.parse_args()
     import corpus
 
@@ -127,6 +166,12 @@ def main() -> None:
             for setting, lexical in settings:
                 cache_dir = Path(tmp) / name
                 rows[setting] += rows_of(root, cache_dir, on, off, group, lexical)
+        if not args.without_day_logs:
+            for name, root, on in daylogs(True):  # their ``tune`` split
+                off = [q for q in off_topic(name) if tuning(q)]
+                if "MEANING" in rows:  # the lexical floor's weights predate them
+                    cache_dir = Path(tmp) / name
+                    rows["MEANING"] += rows_of(root, cache_dir, on, off, "day logs", False)
         year = Path(tmp) / "year"
         questions = corpus.build(year, 20_000, 365, 1)
         random.Random(1).shuffle(questions)  # bench_floor.py --year reports on the first 150
@@ -143,15 +188,20 @@ def main() -> None:
         tried = []
         for on_weight in ON_WEIGHTS:
             coef, bias = fit(rows["MEANING"], on_weight)
-            found = rates(rows["MEANING"], coef, bias)
-            print(
-                f"# on-topic weight {on_weight}: tuning half "
-                + " / ".join(f"{r:.2f}" for r in found)
-            )
-            tried.append((min(found), -on_weight, coef, bias))
-        _, _, coef, bias = max(tried, key=lambda t: t[:2])
+            for share in SHARES:
+                moved = at_silence(rows["MEANING"], coef, bias, share)
+                found = rates(rows["MEANING"], coef, moved, share)
+                print(
+                    f"# on-topic weight {on_weight}, coverage {share}, bias {moved:.2f}:"
+                    " tuning half " + " / ".join(f"{r:.3f}" for r in found)
+                )
+                # the most kept in the group keeping fewest; ties: the lighter weight, the
+                # larger share
+                tried.append((min(found[1::2]), -on_weight, share, coef, moved))
+        _, _, share, coef, bias = max(tried, key=lambda t: t[:3])
         weights, constant = printed(MEANING_NAMES, coef, bias)
         print(f"MEANING_WEIGHTS = {weights}\nMEANING_BIAS = {constant}")
+        print(f"MEANING_COVERED = {share}")
 
 
 if __name__ == "__main__":

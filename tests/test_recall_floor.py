@@ -7,6 +7,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -187,6 +190,12 @@ def test_a_word_no_document_holds_is_left_to_meaning_only_when_it_agrees(sample:
     assert floor.covers(dataclasses.replace(hit, apart=0.03))
     assert not floor.covers(dataclasses.replace(hit, apart=-0.03))
     assert not floor.covers(dataclasses.replace(hit, apart=0.03, spelled=0.2))
+    # each setting reads its own share: by words alone FLOOR_COVERED, with meaning
+    # MEANING_COVERED (bench/fit_floor.py fits it with the meaning floor's weights)
+    lower = dataclasses.replace(hit, covered=floor.MEANING_COVERED - 0.01, spelled=0.0)
+    assert not floor.covers(lower) and not floor.covers(dataclasses.replace(lower, apart=-0.03))
+    assert floor.covers(lower, share=lower.covered) and floor.covered_enough([lower], lower.covered)
+    assert not floor.covered_enough([lower])
     # most of its words never said: a long request from elsewhere, the model never loads
     unsaid = dataclasses.replace(hit, apart=0.03, asked=5, terms=2)
     assert not floor.covers(unsaid) and not floor.covered_enough([unsaid])
@@ -251,3 +260,24 @@ def test_a_name_inside_a_dotted_path_is_a_word_the_memory_holds(sample: Path) ->
     (hit, *_) = memory.search("workflow.configuration.enable_widget_prefetch", lexical=True)
     assert hit.heading.endswith("turned on widget prefetching for the beta")
     assert (hit.asked, hit.terms) == (1, 1)
+
+
+def test_a_hit_is_measured_alike_in_every_process() -> None:
+    """The floor's shares are the same whatever order Python's string hashing gives a set of
+    words: a hit holding every word of the prompt covers exactly all of it, in every process
+    (summed in set order, one process measured 1.0 and another 0.9999999999999999, and a
+    prompt at a rule's edge was recalled or not by chance)."""
+    code = (
+        "from memsite.search.payloads import floor\n"
+        "freq = {f'word{i}': i for i in range(1, 16)}\n"
+        "m = floor.measure(394, freq, [' '.join(freq)], lambda t: set(t.split()))\n"
+        "print(repr(m.covered), repr(m.spelled))\n"
+    )
+    seen = set()
+    for seed in range(6):
+        env = {**os.environ, "PYTHONHASHSEED": str(seed)}
+        done = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        seen.add(done.stdout.strip())
+    assert seen == {"1.0 1.0"}
