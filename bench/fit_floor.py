@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import tempfile
 from collections import Counter
@@ -134,10 +135,15 @@ def at_silence(rows, coef, bias: float, share: float) -> float:  # type: ignore[
             for g, label, m, gated in rows
             if g == group and label == 0
         )
-        # below the score of the first off-topic prompt let through, SILENCED are refused
-        let = scores[min(int(np.ceil(SILENCED * len(scores))), len(scores) - 1)]
-        shift = max(shift, float(np.nextafter(let, np.inf)) if np.isfinite(let) else -np.inf)
-    return bias - shift if np.isfinite(shift) else bias
+        # halfway between the score of the last of the SILENCED share that must be refused
+        # and the next higher one: it and every off-topic prompt scoring at most that are
+        # refused, the rest let through
+        last = scores[max(int(np.ceil(SILENCED * len(scores))) - 1, 0)]
+        if np.isfinite(last):
+            above = [score for score in scores if score > last]
+            shift = max(shift, (last + above[0]) / 2 if above else last + 1.0)
+    # rounded down to the two decimals floor.py is given, never letting more through
+    return math.floor((bias - shift) * 100) / 100 if np.isfinite(shift) else bias
 
 
 def printed(names: list[str], coef, bias) -> str:  # type: ignore[no-untyped-def]
