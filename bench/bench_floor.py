@@ -14,8 +14,9 @@ in one half by the hash of its text; ``FLOOR_WEIGHTS`` and ``FLOOR_BIAS`` (the l
 setting), ``MEANING_WEIGHTS`` and ``MEANING_BIAS`` (hybrid: recall ranked with meaning) were
 fitted on the tuning half, and the figures to report are the held-out half's (the default).
 
-Per memory set and setting it prints: off-topic prompts given nothing; on-topic prompts whose
-recall holds an answer (of all, and of those whose recall held one without the floor).
+Per memory set and setting, and for all of them together, it prints: off-topic prompts given
+nothing; on-topic prompts whose recall holds an answer (of all, and of those whose recall
+held one without the floor), and how many of those the floor refused.
 """
 
 from __future__ import annotations
@@ -164,13 +165,18 @@ def main() -> None:
         if args.year:
             for setting, lexical in settings:
                 totals[("year", setting)] = [*measure_year(Path(tmp), lexical)]
-    print(f"  {'':22} {'off: nothing':>13} {'on: answer':>11} {'of found':>9}")
+    # every labelled memory together (the generated year and the sample's parts apart)
+    for setting, _ in settings:
+        parts = [totals[(g, setting)] for g in ("sample", "devset", "day logs")]
+        totals[("all", setting)] = [sum((part[i] for part in parts), []) for i in range(3)]
+    print(f"  {'':22} {'off: nothing':>13} {'on: answer':>11} {'of found':>9} {'refused':>8}")
     for (group, setting), (empty, held, unfloored) in totals.items():
         kept = sum(held) / max(sum(unfloored), 1)
         off = f"{sum(empty) / len(empty):>8.2f} ({len(empty):>3})" if empty else " " * 14
+        refused = f"{sum(unfloored) - sum(held)} of {sum(unfloored)}"
         print(
             f"  {group + ', ' + setting:22} {off}"
-            f" {sum(held) / len(held):>6.2f} ({len(held):>2}) {kept:>9.2f}"
+            f" {sum(held) / len(held):>6.2f} ({len(held):>2}) {kept:>9.2f} {refused:>9}"
         )
 
 
