@@ -603,11 +603,17 @@ def run_claude(
 
 
 def sample_project(
-    project: Path, *, settings: bool = True, files: Mapping[str, str] | None = None
+    project: Path,
+    *,
+    settings: bool = True,
+    files: Mapping[str, str] | None = None,
+    live: bool = True,
 ) -> Path:
     """A project for a run: the bundled sample memory in ``project/memory``, ``files``
     (relative path: text), the memsite hooks in ``.claude/settings.json`` (unless
-    ``settings`` is false), all committed in a new git repository. Returns ``project``."""
+    ``settings`` is false), all committed in a new git repository; unless ``live``, the
+    sample's live session is then removed (``hot/context.json``): no session started by
+    hand, so the first hook starts one. Returns ``project``."""
     shutil.copytree(SAMPLE, project / "memory", ignore=shutil.ignore_patterns(".lock"))
     for name, text in (files or {}).items():
         (project / name).parent.mkdir(parents=True, exist_ok=True)
@@ -615,4 +621,11 @@ def sample_project(
     if settings:
         write_settings(project)
     git_init(project)
+    if not live:
+        (project / "memory" / "hot" / "context.json").unlink()
     return project
+
+
+def warm_log(memory: Path) -> str:
+    """Every day log of the memory tree ``memory``, oldest first, as one text."""
+    return "".join(p.read_text("utf-8") for p in sorted((memory / "warm").glob("*.md")))

@@ -26,6 +26,7 @@ from tests.claude_code import (
     run_claude,
     sample_project,
     tool_use,
+    warm_log,
 )
 
 CLAUDE = require_claude()  # skipped without the binary; fails instead in CI
@@ -137,10 +138,6 @@ def _init_claude(project: Path) -> None:
     assert "memsite's Claude Code hooks" in done.stdout
 
 
-def _warm(project: Path) -> str:
-    return "".join(p.read_text() for p in sorted((project / "memory" / "warm").glob("*.md")))
-
-
 @pytest.fixture(scope="module")
 def followed(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Two Claude Code sessions, one after the other, on the sample memory with no live
@@ -151,8 +148,8 @@ def followed(tmp_path_factory: pytest.TempPathFactory) -> dict:
         tmp_path_factory.mktemp("claude-follow") / "project",
         settings=False,
         files={PASSWORDS: BEFORE},
+        live=False,
     )
-    (project / "memory" / "hot" / "context.json").unlink()
     _init_claude(project)
     first = run_claude(project, QUESTION, ["We use argon2id."])
     hot_after_first = (project / "memory" / "hot" / "context.json").exists()
@@ -196,7 +193,7 @@ def test_a_new_session_starts_memory_and_the_model_gets_it_inline(followed) -> N
     assert "argon2id" in sent
     # the session the hook started is the one its SessionEnd ended
     assert not followed["hot_after_first"]
-    warm = _warm(followed["project"])
+    warm = warm_log(followed["project"] / "memory")
     assert f"task: {QUESTION}" in warm  # named by its first prompt
 
 
@@ -211,7 +208,7 @@ def test_a_later_session_is_given_the_decision_that_governs_the_edited_file(foll
 
 
 def test_edits_and_commands_are_written_without_asking(followed) -> None:
-    warm = _warm(followed["project"])
+    warm = warm_log(followed["project"] / "memory")
     assert "— edited file" in warm
     assert f"file: {PASSWORDS}\nlines: +1 -1\n" in warm
     assert "— ran command" in warm
@@ -228,7 +225,7 @@ def test_edits_and_commands_are_written_without_asking(followed) -> None:
 def test_compact_leaves_a_checkpoint_with_the_harness_summary(followed) -> None:
     compact = followed["compact"]
     assert compact.returncode == 0, compact.stderr
-    warm = _warm(followed["project"])
+    warm = warm_log(followed["project"] / "memory")
     assert "— checkpoint" in warm
     assert f"Result: {followed['summary']}" in warm
     assert "<analysis>" not in warm and "scratch" not in warm
@@ -262,9 +259,11 @@ def test_two_sessions_at_once_keep_their_own_records(tmp_path: Path) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     project = sample_project(
-        tmp_path / "project", settings=False, files={"src/a.py": "A = 1\n", "src/b.py": "B = 1\n"}
+        tmp_path / "project",
+        settings=False,
+        files={"src/a.py": "A = 1\n", "src/b.py": "B = 1\n"},
+        live=False,
     )
-    (project / "memory" / "hot" / "context.json").unlink()
     _init_claude(project)
     first = [
         tool_use("Bash", command="sleep 3", description="wait"),
@@ -290,7 +289,7 @@ def test_two_sessions_at_once_keep_their_own_records(tmp_path: Path) -> None:
         )
     for run in runs:
         assert run.returncode == 0, run.stderr
-    warm = _warm(project)
+    warm = warm_log(project / "memory")
     assert "file: src/a.py\nlines: +1 -1\n" in warm and "file: src/b.py\nlines: +1 -1\n" in warm
     assert "command: echo 1 failed; exit 3\nexit: 3\n" in warm
     ends = [block for block in warm.split("\n### ") if "— session end" in block.split("\n")[0]]
@@ -347,7 +346,7 @@ def test_two_sessions_beside_a_hand_started_one_keep_their_own_files(tmp_path: P
         )
     for run in runs:
         assert run.returncode == 0, run.stderr
-    warm = _warm(project)
+    warm = warm_log(project / "memory")
     ends = [block for block in warm.split("\n### ") if "— session end" in block.split("\n")[0]]
     own = [block for block in ends if "Claude Code, reason" in block]
     assert len(own) == 1  # the agent that had a session of its own ended it

@@ -59,8 +59,9 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """The run, its project, and the session start memsite answers for the run's session
     on a twin of the project taken before it (the run's own SessionEnd ends the session)."""
     work = tmp_path_factory.mktemp("codex")
-    project = sample_project(work / "project", settings=False, files={PASSWORDS: BEFORE})
-    (project / "memory" / "hot" / "context.json").unlink()  # no session started by hand
+    project = sample_project(
+        work / "project", settings=False, files={PASSWORDS: BEFORE}, live=False
+    )
     init = memsite_in(project, "init", "--codex")
     assert init.returncode == 0, init.stderr
     twin = work / "twin"
@@ -179,8 +180,9 @@ def compacted(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """A run that Codex compacts after its first tool call (the stand-in says each call
     used 150,000 tokens, over a limit of 2,000): the compaction's model call answers
     ``SUMMARY``."""
-    project = sample_project(tmp_path_factory.mktemp("codex-compact") / "project", settings=False)
-    (project / "memory" / "hot" / "context.json").unlink()
+    project = sample_project(
+        tmp_path_factory.mktemp("codex-compact") / "project", settings=False, live=False
+    )
     assert memsite_in(project, "init", "--codex").returncode == 0
     run = run_codex(
         project,

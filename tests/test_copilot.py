@@ -54,9 +54,11 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> tuple[Run, Path]:
     """One run: the question, then the "model" edits the file a current decision governs with
     Copilot's own ``edit`` tool and runs a command that exits 3."""
     project = sample_project(
-        tmp_path_factory.mktemp("copilot") / "project", settings=False, files={PASSWORDS: BEFORE}
+        tmp_path_factory.mktemp("copilot") / "project",
+        settings=False,
+        files={PASSWORDS: BEFORE},
+        live=False,
     )
-    (project / "memory" / "hot" / "context.json").unlink()  # no session started by hand
     init = _memsite(project, "init", "--copilot")
     assert init.returncode == 0, init.stderr
     assert "memsite's Copilot CLI hooks" in init.stdout
@@ -148,8 +150,7 @@ def test_camel_case_hooks_are_reported_by_check_until_init_rewrites_them(tmp_pat
     """Silence is not success: hooks named in camelCase, as a translation of Claude Code's
     settings may name them, run `memsite hook` in the real CLI and reach nothing; `memsite
     check` says so, and `memsite init --copilot` puts it right."""
-    project = sample_project(tmp_path / "project", settings=False)
-    (project / "memory" / "hot" / "context.json").unlink()
+    project = sample_project(tmp_path / "project", settings=False, live=False)
     hook = memsite_command("hook")
     camel = ("sessionStart", "userPromptSubmitted", "sessionEnd")
     config = {"version": 1, "hooks": {name: [{"type": "command", "bash": hook}] for name in camel}}

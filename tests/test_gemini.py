@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.claude_code import memsite_context, memsite_in, sample_project, tool_use
+from tests.claude_code import memsite_context, memsite_in, sample_project, tool_use, warm_log
 from tests.gemini_cli import (
     PIN,
     SNAPSHOT,
@@ -50,10 +50,6 @@ def test_the_binary_is_the_pinned_version(tmp_path: Path) -> None:
     assert version.stdout.strip() == PIN
 
 
-def _warm(project: Path) -> str:
-    return "".join(p.read_text() for p in sorted((project / "memory" / "warm").glob("*.md")))
-
-
 def _minutes(text: str) -> str:
     """``text`` with its times of day (and the session ids made of them) made alike: the
     twin answers a little later."""
@@ -65,8 +61,9 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """The run, the project, its twin (a copy taken before the run) and the warm log as the
     run left it, read before the twin is asked anything."""
     work = tmp_path_factory.mktemp("gemini")
-    project = sample_project(work / "project", settings=False, files={PASSWORDS: BEFORE})
-    (project / "memory" / "hot" / "context.json").unlink()  # no session started by hand
+    project = sample_project(
+        work / "project", settings=False, files={PASSWORDS: BEFORE}, live=False
+    )
     init = memsite_in(project, "init", "--gemini")
     assert init.returncode == 0, init.stderr
     twin = work / "twin"
@@ -82,7 +79,7 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> dict:
     ]  # fmt: skip
     run = run_gemini(project, QUESTION, replies)
     checkpoints_while_running = [
-        line for line in _warm(project).splitlines() if "checkpoint" in line.lower()
+        line for line in warm_log(project / "memory").splitlines() if "checkpoint" in line.lower()
     ]
     deadline = time.monotonic() + 30  # SessionEnd is not waited for by the CLI
     while (project / "memory" / "hot" / "context.json").exists() and time.monotonic() < deadline:
@@ -160,13 +157,13 @@ def test_the_edit_brings_the_governing_decision_with_its_result(ran) -> None:
 
 
 def test_the_warm_log_records_the_edit_with_its_real_line_counts(ran) -> None:
-    warm = _warm(ran["project"])
+    warm = warm_log(ran["project"] / "memory")
     assert f"file: {PASSWORDS}" in warm
     assert "lines: +1 -1" in warm  # the real diff, not the strings' +2 -2
 
 
 def test_commands_are_recorded_with_their_exit_status(ran) -> None:
-    warm = _warm(ran["project"])
+    warm = warm_log(ran["project"] / "memory")
     assert "command: echo 2 tests failed; exit 3" in warm
     failed = warm.split("command: echo 2 tests failed; exit 3", 1)[1].split("command:", 1)[0]
     assert "exit: 3" in failed
@@ -182,7 +179,7 @@ def test_several_model_calls_without_compression_write_no_checkpoint(ran) -> Non
 def test_the_session_ends_and_memory_checks_clean(ran) -> None:
     project = ran["project"]
     assert not (project / "memory" / "hot" / "context.json").exists()
-    assert "Session ended by the harness (Gemini CLI, reason: exit)" in _warm(project)
+    assert "Session ended by the harness (Gemini CLI, reason: exit)" in warm_log(project / "memory")
     check = memsite_in(project, "check")
     assert check.returncode == 0, check.stdout + check.stderr
 
@@ -192,12 +189,13 @@ def compressed(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """A session of two model calls, then its resume, whose first reply says the prompt took
     600,000 tokens (past half the window): Gemini CLI compresses before the next call, and
     only then. ``PreCompress`` fires before each of the five calls."""
-    project = sample_project(tmp_path_factory.mktemp("gemini-compress") / "project", settings=False)
-    (project / "memory" / "hot" / "context.json").unlink()
+    project = sample_project(
+        tmp_path_factory.mktemp("gemini-compress") / "project", settings=False, live=False
+    )
     assert memsite_in(project, "init", "--gemini").returncode == 0
     shell = tool_use("run_shell_command", command="echo one", description="one")
     first = run_gemini(project, "First task", [shell, "Done."])
-    after_first = _warm(project).count("— checkpoint")
+    after_first = warm_log(project / "memory").count("— checkpoint")
     replies = [tool_use("run_shell_command", command=f"echo {n}", description=n) for n in "23"]
     resumed = run_gemini(
         project, "Go on", [*replies, "Done."], args=["--resume", "latest"], tokens=[600_000]
@@ -215,7 +213,7 @@ def test_a_real_compression_has_one_checkpoint_and_the_other_calls_none(compress
     assert utility, "Gemini CLI did not compress"
     summary = SNAPSHOT.split(">", 1)[1].split("<", 1)[0]
     assert summary in resumed.all_texts(resumed.calls[-1], system=False)
-    warm = _warm(compressed["project"])
+    warm = warm_log(compressed["project"] / "memory")
     assert warm.count("— checkpoint") == 1
     checkpoint = warm.split("— checkpoint", 1)[1].split("<!-- id:", 1)[0]
     assert "trigger: auto" in checkpoint and "tokens_before: 600000" in checkpoint

@@ -16,7 +16,7 @@ import pytest
 
 from memsite.agents.harnesses import detect
 from memsite.agents.harnesses.gemini import own_prompt, shell_outcome
-from tests.claude_code import sample_project
+from tests.claude_code import sample_project, warm_log
 
 FIXTURES = Path(__file__).parent / "fixtures" / "harnesses" / "gemini"
 PASSWORDS = "services/auth/passwords.py"
@@ -31,8 +31,8 @@ def project(tmp_path: Path) -> Path:
         tmp_path / "project",
         settings=False,
         files={PASSWORDS: BEFORE, "services/auth/notes.txt": "a\nb\nc\n"},
+        live=False,
     )
-    (made / "memory" / "hot" / "context.json").unlink()
     return made
 
 
@@ -63,10 +63,6 @@ def context(done: subprocess.CompletedProcess[str]) -> str:
     return json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
 
 
-def warm(project: Path) -> str:
-    return "".join(p.read_text() for p in sorted((project / "memory" / "warm").glob("*.md")))
-
-
 def started(project: Path) -> None:
     assert context(hook(project, recorded("SessionStart", project))).startswith("# Persona")
 
@@ -79,7 +75,7 @@ def test_every_recorded_event_is_one_the_table_maps(project: Path) -> None:
         done = hook(project, recorded(name, project))
         assert done.returncode == 0
         assert "not one memsite maps" not in done.stderr, name
-    assert "Session ended by the harness (Gemini CLI, reason: exit)" in warm(project)
+    assert "Session ended by the harness (Gemini CLI, reason: exit)" in warm_log(project / "memory")
 
 
 def test_an_event_only_gemini_sends_names_it_without_the_flag(project: Path) -> None:
@@ -125,7 +121,7 @@ def test_edits_are_logged_with_the_lines_of_their_real_diff(project: Path) -> No
     for name in ("AfterTool-replace", "AfterTool-replace-failed", "AfterTool-write_file"):
         hook(project, recorded(name, project))
     hook(project, recorded("SessionEnd", project))
-    log = warm(project)
+    log = warm_log(project / "memory")
     # the strings would say +2 -2 and +3 -0; the failed replace edited nothing
     assert f"file: {PASSWORDS} · lines: +1 -1" in log or (
         f"file: {PASSWORDS}\nlines: +1 -1" in log
@@ -148,7 +144,7 @@ def test_commands_are_logged_with_the_exit_status_the_result_states(project: Pat
         "returnDisplay": "Command cancelled by user.",
     }
     hook(project, cancelled)
-    log = warm(project)
+    log = warm_log(project / "memory")
     ran = {block.split("\n", 1)[0]: block for block in log.split("command: ")[1:]}
     assert "exit: 3" in ran["echo 2 tests failed; exit 3"]
     assert "2 tests failed" in ran["echo 2 tests failed; exit 3"]
@@ -190,12 +186,12 @@ def test_pre_compress_before_each_model_call_is_not_a_compaction(project: Path) 
     for _ in range(3):
         done = hook(project, recorded("PreCompress", project))
         assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
-    assert "— checkpoint" not in warm(project)
+    assert "— checkpoint" not in warm_log(project / "memory")
     # past half the window Gemini CLI compresses: memsite checkpoints first
     _transcript(project, 600_000)
     assert hook(project, recorded("PreCompress", project)).returncode == 0
-    assert warm(project).count("— checkpoint") == 1
-    assert "tokens_before: 600000" in warm(project)  # as the API counted it
+    assert warm_log(project / "memory").count("— checkpoint") == 1
+    assert "tokens_before: 600000" in warm_log(project / "memory")  # as the API counted it
 
 
 def test_a_lower_compression_threshold_of_the_project_is_followed(project: Path) -> None:
@@ -204,11 +200,11 @@ def test_a_lower_compression_threshold_of_the_project_is_followed(project: Path)
     started(project)
     _transcript(project, 250_000)
     hook(project, recorded("PreCompress", project))
-    assert "— checkpoint" not in warm(project)
+    assert "— checkpoint" not in warm_log(project / "memory")
     (project / ".gemini").mkdir()
     (project / ".gemini" / "settings.json").write_text('{"model": {"compressionThreshold": 0.2}}')
     hook(project, recorded("PreCompress", project))
-    assert warm(project).count("— checkpoint") == 1
+    assert warm_log(project / "memory").count("— checkpoint") == 1
 
 
 def test_the_prompt_size_is_the_record_s_own_not_a_quote_in_a_message(project: Path) -> None:
@@ -220,7 +216,7 @@ def test_the_prompt_size_is_the_record_s_own_not_a_quote_in_a_message(project: P
         transcript.write(json.dumps(quoting).replace('"input": 100', '"input": 200') + "\n")
         transcript.write(json.dumps({"$set": {"lastUpdated": "2026-12-04T22:03:05Z"}}) + "\n")
     assert hook(project, recorded("PreCompress", project)).stderr == ""
-    assert "— checkpoint" not in warm(project)
+    assert "— checkpoint" not in warm_log(project / "memory")
 
 
 def test_a_fifo_at_the_transcript_path_never_holds_the_hook(project: Path) -> None:
@@ -229,7 +225,7 @@ def test_a_fifo_at_the_transcript_path_never_holds_the_hook(project: Path) -> No
     done = hook(project, recorded("PreCompress", project))
     # not "no answer within 5 s": the FIFO is never opened for a read that waits
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
-    assert "— checkpoint" not in warm(project)
+    assert "— checkpoint" not in warm_log(project / "memory")
 
 
 MALFORMED = [
@@ -258,7 +254,7 @@ def test_a_manual_compress_is_a_compaction(project: Path) -> None:
     started(project)
     _transcript(project, 100)
     hook(project, recorded("PreCompress", project, trigger="manual"))
-    assert "trigger: manual" in warm(project)
+    assert "trigger: manual" in warm_log(project / "memory")
 
 
 def test_the_todo_list_becomes_the_pending_actions(project: Path) -> None:

@@ -20,6 +20,7 @@ from memsite.agents.harnesses import detect
 from memsite.agents.harnesses.setup import qwen as qwen_setup
 from memsite.agents.hooks import answer
 from memsite.cli import cli
+from tests.claude_code import warm_log
 from tests.conftest import Clock
 
 FIXTURES = Path(__file__).parent / "fixtures" / "harnesses" / "qwen"
@@ -54,10 +55,6 @@ def feed(sample: Path, monkeypatch: pytest.MonkeyPatch):
 def started(feed) -> None:
     done = feed("session_start")
     assert done.exit_code == 0 and not done.stderr, done.output
-
-
-def warm(sample: Path) -> str:
-    return "".join(p.read_text("utf-8") for p in sorted((sample / "warm").glob("*.md")))
 
 
 def context(done, event: str) -> str:
@@ -101,7 +98,7 @@ def test_an_edit_is_logged_with_the_lines_of_its_real_diff(feed, sample: Path) -
     assert feed("post_tool_use_edit").exit_code == 0
     assert feed("post_tool_use_write_file").exit_code == 0  # ends the edit's burst
     assert feed("user_prompt_submit").exit_code == 0  # writes the open burst
-    log = warm(sample)
+    log = warm_log(sample)
     assert f"file: {PASSWORDS}\nlines: +1 -2\n" in log
     assert "file: notes.txt\nlines: +3 -0\n" in log
 
@@ -114,17 +111,17 @@ def test_a_write_that_changes_nothing_is_logged_as_no_lines(feed, sample: Path) 
     display = {**response["returnDisplay"], "fileDiff": "Index: notes.txt\n"}
     assert feed("post_tool_use_write_file", tool_response={**response, "returnDisplay": display})
     assert feed("stop").exit_code == 0
-    assert "file: notes.txt\nlines: +0 -0\n" in warm(sample)
+    assert "file: notes.txt\nlines: +0 -0\n" in warm_log(sample)
 
 
 def test_a_runs_last_edit_is_written_at_the_end_of_its_turn(feed, sample: Path) -> None:
     # `qwen -p` never fires SessionEnd; Stop (each turn's end) writes the open burst
     started(feed)
     assert feed("post_tool_use_edit").exit_code == 0
-    assert f"file: {PASSWORDS}\nlines: +1 -2\n" not in warm(sample)  # more may follow
+    assert f"file: {PASSWORDS}\nlines: +1 -2\n" not in warm_log(sample)  # more may follow
     done = feed("stop")
     assert (done.exit_code, done.stdout, done.stderr) == (0, "", "")
-    assert f"file: {PASSWORDS}\nlines: +1 -2\n" in warm(sample)
+    assert f"file: {PASSWORDS}\nlines: +1 -2\n" in warm_log(sample)
 
 
 def test_the_governing_decision_comes_with_the_edits_result_once(feed, sample: Path) -> None:
@@ -142,7 +139,7 @@ def test_a_command_that_exits_3_is_recorded_with_3_and_its_output(feed, sample: 
     started(feed)
     assert feed("post_tool_use_failure_shell").exit_code == 0
     assert feed("post_tool_use_shell").exit_code == 0
-    log = warm(sample)
+    log = warm_log(sample)
     assert "command: echo 2 tests failed; exit 3\nexit: 3\n" in log
     assert "Result: 2 tests failed" in log
     assert "command: echo ok\nexit: 0\n" in log
@@ -157,7 +154,7 @@ def test_a_command_whose_result_names_no_exit_code_is_unknown_never_0(feed, samp
     failed = recorded("post_tool_use_failure_shell", sample.parent)
     cut = failed["error"].split("\nExit")[0]  # no "Exit Code:" line
     assert feed("post_tool_use_failure_shell", error=cut).exit_code == 0
-    log = warm(sample)
+    log = warm_log(sample)
     assert "command: echo ok\nexit: ?\n" in log and "command: echo ok\nexit: 0" not in log
     assert "command: echo 2 tests failed; exit 3\nexit: ?\n" in log
 

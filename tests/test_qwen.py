@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.claude_code import Run, memsite_context, sample_project, tool_use
+from tests.claude_code import Run, memsite_context, sample_project, tool_use, warm_log
 from tests.qwen_cli import PIN, escaped, memsite_init_qwen, require_qwen, run_qwen
 
 QWEN = require_qwen()  # skipped without the binary; fails instead in CI
@@ -51,22 +51,18 @@ def test_the_binary_is_the_pinned_version(tmp_path: Path) -> None:
     assert version.stdout.strip() == PIN
 
 
-def _fresh(project: Path) -> Path:
-    """``project`` with no live session: the hook starts one of its own."""
-    (project / "memory" / "hot" / "context.json").unlink()
-    return project
-
-
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """One run; and what memsite's hook answers to its SessionStart, asked first on a twin
     project in the same state with the same session id."""
     work = tmp_path_factory.mktemp("qwen")
     sid = str(uuid.uuid4())
-    twin = _fresh(sample_project(work / "twin", settings=False, files={PASSWORDS: BEFORE}))
+    twin = sample_project(work / "twin", settings=False, files={PASSWORDS: BEFORE}, live=False)
     prime = memsite_context(twin, "SessionStart", "--harness", "qwen", source="startup",
                             session_id=sid)  # fmt: skip
-    project = _fresh(sample_project(work / "project", settings=False, files={PASSWORDS: BEFORE}))
+    project = sample_project(
+        work / "project", settings=False, files={PASSWORDS: BEFORE}, live=False
+    )
     init = memsite_init_qwen(project)
     assert init.returncode == 0, init.stderr
     path = str(project / PASSWORDS)
@@ -84,10 +80,6 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> dict:
         cwd=project, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     return {"run": run, "project": project, "prime": prime, "init": init, "check": check}
-
-
-def _warm(project: Path) -> str:
-    return "".join(p.read_text("utf-8") for p in sorted((project / "memory" / "warm").glob("*.md")))
 
 
 def _clockless(text: str) -> str:
@@ -136,7 +128,7 @@ def test_the_edit_brings_the_governing_decision_with_its_result(ran) -> None:
 def test_the_warm_log_records_the_edit_with_its_real_lines_and_the_exit_code(ran) -> None:
     project: Path = ran["project"]
     assert (project / PASSWORDS).read_text().count("argon2(p)") == 1
-    log = _warm(project)
+    log = warm_log(project / "memory")
     assert f"file: {PASSWORDS}\nlines: +1 -2\n" in log
     assert f"command: {FAILING}\nexit: 3\n" in log
     assert "Result: 2 tests failed" in log
