@@ -40,23 +40,16 @@ from ..store.session import hot
 from ..store.session.capture import edited_file
 from ..store.session.summaries import MAX_SUMMARY
 from . import background, following, harnesses, warm
+from .harnesses.claude import EVENTS as CLAUDE_EVENTS
 
 TIME_LIMIT = 5.0  # seconds; Claude Code waits for a hook, so memsite gives up first
 CONTEXT_CAP = HOOK_CONTEXT_CAP  # every answer fits Claude Code's cap (see recall.py)
 # the watchdog's own margin over TIME_LIMIT: the worker's thread gives up first when it can
 GRACE = 1.0
 TRIGGERS = ("auto", "manual")
-EVENTS = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PreCompact",
-    "PostCompact",
-    "SessionEnd",
-    "Stop",
-)
+# the events memsite answers: Claude Code's (its harness's own table), and Stop, a turn's end
+# (a Qwen Code ``-p`` run's last burst of edits is written there)
+EVENTS = (*CLAUDE_EVENTS, "Stop")
 SOURCES = ("startup", "resume", "clear", "compact", "fork")
 
 
