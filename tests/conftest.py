@@ -5,6 +5,7 @@ import datetime as dt
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,20 @@ class Clock:
 
     def tick(self, **delta: float) -> None:
         self.now += dt.timedelta(**delta)
+
+
+def printed_under_hash_seeds(code: str, seeds: int = 6) -> set[str]:
+    """What the Python ``code`` prints, run in a process of its own under each of ``seeds``
+    string-hashing seeds (``PYTHONHASHSEED``): one output when nothing it computes depends on
+    the order a set of strings comes in."""
+    seen = set()
+    for seed in range(seeds):
+        env = {**os.environ, "PYTHONHASHSEED": str(seed)}
+        done = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        seen.add(done.stdout.strip())
+    return seen
 
 
 @pytest.fixture

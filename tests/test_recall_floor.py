@@ -7,9 +7,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +16,7 @@ from memsite import Memory
 from memsite.cli import cli
 from memsite.search import meaning
 from memsite.search.payloads import floor
+from tests.conftest import printed_under_hash_seeds
 
 OFF_TOPIC = [
     "thanks!",
@@ -273,11 +271,4 @@ def test_a_hit_is_measured_alike_in_every_process() -> None:
         "m = floor.measure(394, freq, [' '.join(freq)], lambda t: set(t.split()))\n"
         "print(repr(m.covered), repr(m.spelled))\n"
     )
-    seen = set()
-    for seed in range(6):
-        env = {**os.environ, "PYTHONHASHSEED": str(seed)}
-        done = subprocess.run(
-            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-        )
-        seen.add(done.stdout.strip())
-    assert seen == {"1.0 1.0"}
+    assert printed_under_hash_seeds(code) == {"1.0 1.0"}

@@ -9,6 +9,7 @@ of the budget (:data:`PRIME_SHARES`); tokens a section does not use pass on to t
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -232,7 +233,8 @@ def share_out(needs: dict[str, int], shares: dict[str, float], total: int) -> di
     open_parts = {name for name in needs if needs[name] > 0}
     left = total
     while open_parts and left > 0:
-        weight = sum(shares[name] for name in open_parts)
+        # fsum: exact, so the caps never depend on the order a set of names comes in
+        weight = math.fsum(shares[name] for name in open_parts)
         offer = {name: int(left * shares[name] / weight) for name in open_parts}
         done = {name for name in open_parts if needs[name] - caps[name] <= offer[name]}
         if not done:
