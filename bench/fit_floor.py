@@ -2,7 +2,7 @@
 ``memsite/search/payloads/floor.py``) on the tuning half of ``bench/bench_floor.py``'s
 labelled prompts, and print the weights to paste there::
 
-    python bench/fit_floor.py [--devset ../shared/devset]
+    python bench/fit_floor.py [--devset ../shared/devset] [--half tuning|held-out]
 
 Prompts are the same as ``bench_floor.py``'s, in its tuning half (the first byte of each
 prompt's SHA-1 even), plus 150 questions of a generated year (``bench/corpus.py``) that
@@ -23,6 +23,11 @@ nothing to SILENCED of its tuning-half off-topic prompts), at each of SHARES for
 coverage rule; the fit and share whose group keeping fewest on-topic prompts keeps most
 win (ties: the lighter weight, the larger share). It prints every fit's tuning-half rates
 (per group, off-topic given nothing / on-topic kept). About 40 seconds.
+
+``--half held-out`` fits on the half ``bench_floor.py`` reports on instead (the day logs'
+``test`` split, the year's 150 reported questions): weights never to paste, but how far these
+measures can go there at all, the held-out prompts' own best fit at the same operating point
+(an upper bound on what any weights of them keep; docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -159,31 +164,41 @@ def main() -> None:
         action="store_true",
         help="leave the day-log corpora's tune split out of the fit (as before issue 36)",
     )
+    parser.add_argument(
+        "--half",
+        choices=("tuning", "held-out"),
+        default="tuning",
+        help="the half fitted on: held-out only to bound what the measures can reach there",
+    )
     args = parser.parse_args()
+    want = args.half == "tuning"
+    if not want:
+        print("# fitted on the held-out half itself: an upper bound, not weights to paste")
     import corpus
 
     settings = [("FLOOR", True)] + ([("MEANING", False)] if meaning.available() else [])
     rows: dict[str, list] = {name: [] for name, _ in settings}
     with tempfile.TemporaryDirectory() as tmp:
         for name, root, on in memories(args.devset):
-            on = [q for q in on if tuning(q.query)]
-            off = [q for q in off_topic(name) if tuning(q)]
+            on = [q for q in on if tuning(q.query) == want]
+            off = [q for q in off_topic(name) if tuning(q) == want]
             group = "sample" if name == "sample" else "devset"
             for setting, lexical in settings:
                 cache_dir = Path(tmp) / name
                 rows[setting] += rows_of(root, cache_dir, on, off, group, lexical)
         if not args.without_day_logs:
-            for name, root, on in daylogs(True):  # their ``tune`` split
-                off = [q for q in off_topic(name) if tuning(q)]
+            for name, root, on in daylogs(want):  # their ``tune`` split (``test`` held out)
+                off = [q for q in off_topic(name) if tuning(q) == want]
                 if "MEANING" in rows:  # the lexical floor's weights predate them
                     cache_dir = Path(tmp) / name
                     rows["MEANING"] += rows_of(root, cache_dir, on, off, "day logs", False)
         year = Path(tmp) / "year"
         questions = corpus.build(year, 20_000, 365, 1)
         random.Random(1).shuffle(questions)  # bench_floor.py --year reports on the first 150
-        (Path(tmp) / "year.jsonl").write_text("\n".join(map(json.dumps, questions[150:300])))
+        asked = questions[150:300] if want else questions[:150]
+        (Path(tmp) / "year.jsonl").write_text("\n".join(map(json.dumps, asked)))
         on = read_queries(Path(tmp) / "year.jsonl")
-        off = [q for q in off_topic("*") if tuning(q)]
+        off = [q for q in off_topic("*") if tuning(q) == want]
         for setting, lexical in settings:
             rows[setting] += rows_of(year, Path(tmp) / "year-cache", on, off, "year", lexical)
     # the lexical floor's weights predate the day logs and the operating point: refitted at
@@ -202,7 +217,7 @@ def main() -> None:
                 found = rates(rows["MEANING"], coef, moved, share)
                 print(
                     f"# on-topic weight {on_weight}, coverage {share}, bias {moved:.2f}:"
-                    " tuning half " + " / ".join(f"{r:.3f}" for r in found)
+                    f" {args.half} half " + " / ".join(f"{r:.3f}" for r in found)
                 )
                 # the most kept in the group keeping fewest; ties: the lighter weight, the
                 # larger share
