@@ -8,7 +8,10 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import pytest
+
 from memsite import Memory
+from memsite.search.payloads import neighbours
 from memsite.search.payloads.tokens import estimate_tokens
 from memsite.search.ranking import TOP_CHARS, TOP_HITS
 
@@ -129,3 +132,19 @@ def test_neighbours_never_push_an_answer_out_of_recall(memory: Memory) -> None:
     assert small.tokens <= 260 and not small.left_out
     assert [h.id for h in small.hits] == [h.id for h in whole.hits]
     assert "refund total off by one cent" in small.markdown
+
+
+def test_a_day_log_past_the_neighbours_limit_still_gives_its_hits(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ordinary writes grow a day log past what is read for neighbours (8 MiB: ten entries
+    # of 880 KB do): its hits come alone, search and recall never fail over it
+    a_day_of_two_sessions(memory)
+    log = memory.root / "warm" / f"{DAY.isoformat()}.md"
+    monkeypatch.setattr(neighbours, "MAX_LOG", log.stat().st_size - 1)
+    neighbours._PARSED.clear()
+    recalled = memory.recall("test_refund_rounds refund total off by one cent", lexical=True)
+    assert recalled.hits and "test_refund_rounds" in recalled.hits[0].text
+    assert "all cart tests green" not in recalled.hits[0].text  # no neighbours read
+    found = memory.search("test_refund_rounds", lexical=True)
+    assert found and found[0].id.endswith("test-failed")

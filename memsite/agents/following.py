@@ -22,6 +22,7 @@ without a model (issue 23). Called by ``hooks.answer`` for each event; every wri
 from __future__ import annotations
 
 import datetime as dt
+import os
 from pathlib import Path
 from typing import Any
 
@@ -228,13 +229,15 @@ def _edit(
     if "\0" in path:
         return  # no file is named so: nothing was edited
     try:
-        target = str(Path(path).resolve()) if Path(path).is_absolute() else path
+        target = os.path.realpath(path) if Path(path).is_absolute() else path
         # a comma is no reason to lose an edit (only a Paths value may not hold one)
         rel = code.normalise(target.replace(",", "\0"), repo).replace("\0", ",")
     except MemsiteError:
         return  # outside the repository: not this code
-    tree = memory.root.resolve()
-    if tree == Path(repo, rel).resolve() or tree in Path(repo, rel).resolve().parents:
+    # realpath, never raising: an edit of a link loop is still an edit (Path.resolve raises
+    # RuntimeError on Python 3.11)
+    tree, real = Path(os.path.realpath(memory.root)), Path(os.path.realpath(Path(repo, rel)))
+    if tree == real or tree in real.parents:
         return  # the agent writing memory itself: memsite records its own writes
     # redacted before hot/harness.json keeps it until the burst is written (issue 34.1); a
     # newline or another control character in the name is kept, shown as its escape (34.6)

@@ -21,10 +21,20 @@ from pathlib import Path
 from ..errors import MemsiteError, UnsafePath, WriteFailed
 
 
+def resolved(path: Path) -> Path:
+    """``path.resolve()``, a symbolic link loop an ``OSError`` (ELOOP) as from Python 3.13 on,
+    not the ``RuntimeError`` of 3.11 and 3.12: a loop committed to a tree is bad input, and
+    every caller already says so for an ``OSError``."""
+    try:
+        return path.resolve()
+    except RuntimeError as err:
+        raise OSError(errno.ELOOP, "symbolic link loop", str(path)) from err
+
+
 def inside(root: Path, target: Path) -> Path:
     """``target`` resolved, refusing anything (symlinks, ``..``) that leads out of ``root``."""
-    real_root = root.resolve()
-    real = target.resolve()
+    real_root = resolved(root)
+    real = resolved(target)
     if real != real_root and real_root not in real.parents:
         raise UnsafePath(f"{target}: resolves outside the memory tree ({real}); refusing to write")
     return real
@@ -44,8 +54,8 @@ def read_inside(root: Path, target: Path, *, limit: int | None = None) -> bytes:
     or publish a file of the machine it runs on (issue 15.4). Anything but a regular file is
     ``NotAFile`` and a file over ``limit`` bytes is ``TooLarge``, both refused before a byte
     is read; a missing file is ``FileNotFoundError``."""
-    real_root = root.resolve()
-    real = target.resolve()
+    real_root = resolved(root)
+    real = resolved(target)
     if real != real_root and real_root not in real.parents:
         raise UnsafePath(f"{target}: resolves outside the memory tree ({real}); not read")
     # O_NOFOLLOW: ``real`` has no link left, so one there now was swapped in after the check

@@ -146,7 +146,7 @@ def markdown_files(root: Path) -> tuple[list[str], list[Problem]]:
     """Every ``.md`` of the tree as a root-relative POSIX path, sorted; links out are skipped."""
     found: list[str] = []
     problems: list[Problem] = []
-    real_root = root.resolve()
+    real_root = storage.resolved(root)
     for folder, dirs, files in os.walk(root):
         here = Path(folder)
         keep = []
@@ -154,15 +154,9 @@ def markdown_files(root: Path) -> tuple[list[str], list[Problem]]:
             if name.startswith("."):
                 continue
             sub = here / name
-            if sub.is_symlink() and not _points_inside(real_root, sub):
-                problems.append(
-                    Problem(
-                        _rel(root, sub),
-                        1,
-                        "symbolic link points outside the tree; skipped",
-                        "warning",
-                    )
-                )
+            leads = _link_out(real_root, sub)
+            if leads:
+                problems.append(Problem(_rel(root, sub), 1, f"{leads}; skipped", "warning"))
                 continue
             keep.append(name)
         dirs[:] = keep
@@ -171,10 +165,9 @@ def markdown_files(root: Path) -> tuple[list[str], list[Problem]]:
                 continue
             path = here / name
             rel = _rel(root, path)
-            if path.is_symlink() and not _points_inside(real_root, path):
-                problems.append(
-                    Problem(rel, 1, "symbolic link points outside the tree; skipped", "warning")
-                )
+            leads = _link_out(real_root, path)
+            if leads:
+                problems.append(Problem(rel, 1, f"{leads}; skipped", "warning"))
                 continue
             odd = _not_a_file(path)
             if odd:  # reading a FIFO would wait for a writer for ever
@@ -198,9 +191,20 @@ def _rel(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix()
 
 
-def _points_inside(real_root: Path, path: Path) -> bool:
-    real = path.resolve()
-    return real == real_root or real_root in real.parents
+def _link_out(real_root: Path, path: Path) -> str:
+    """Why a symbolic link of the tree is not followed ("symbolic link points outside the
+    tree", "symbolic link loop"), or "" for anything else."""
+    if not path.is_symlink():
+        return ""
+    try:
+        real = storage.resolved(path)
+    except OSError:
+        return "symbolic link loop"
+    return (
+        ""
+        if real == real_root or real_root in real.parents
+        else ("symbolic link points outside the tree")
+    )
 
 
 @dataclass

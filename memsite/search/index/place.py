@@ -16,7 +16,13 @@ from ...store.markup import slugify
 def default_cache_dir(root: Path) -> Path:
     """``$MEMSITE_CACHE``, else a ``.memsite`` folder beside the tree."""
     env = os.environ.get("MEMSITE_CACHE")
-    return Path(env) if env else root.resolve().parent / ".memsite"
+    return Path(env) if env else _real(root).parent / ".memsite"
+
+
+def _real(root: Path) -> Path:
+    # realpath, not Path.resolve: a --root that is a link loop is then said to be no tree
+    # (tree.check_root), not a RuntimeError from Python 3.11's resolve
+    return Path(os.path.realpath(root))
 
 
 def content_hash(data: bytes) -> str:
@@ -26,7 +32,7 @@ def content_hash(data: bytes) -> str:
 
 def index_key(root: Path) -> str:
     """The name of the tree's folder in the cache: its name and a hash of its real path."""
-    real = Path(root).resolve()
+    real = _real(root)
     return f"{slugify(real.name, 40)}-{content_hash(str(real).encode())[:8]}"
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from ...errors import UnsafePath
 from ...store import markup, storage
 from ...store.format import parse_entries
 from ...store.model import Entry
@@ -82,7 +83,16 @@ def _parsed(root: Path, path: str) -> Sequence[Entry]:
             return kept[1]
         raw = storage.read_inside(root, root / path, limit=MAX_LOG)
         entries = parse_entries(raw.decode("utf-8"), path).entries
-    except (OSError, UnicodeDecodeError, storage.NotAFile, ValueError):
+    # a day log grown past MAX_LOG, or made a link out, lends its hits no neighbours: the
+    # hits themselves still come (issue 36.7)
+    except (
+        OSError,
+        UnicodeDecodeError,
+        ValueError,
+        storage.NotAFile,
+        storage.TooLarge,
+        UnsafePath,
+    ):
         return ()
     if len(_PARSED) >= KEPT:
         _PARSED.pop(next(iter(_PARSED)))

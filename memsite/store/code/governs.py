@@ -12,6 +12,7 @@ one that cannot be compiled is refused at write and skipped by every reader (iss
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from collections.abc import Iterable
@@ -29,7 +30,9 @@ _HASH = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 
 def repository_root(tree: Path) -> Path:
     """The root of the repository that holds the memory tree ``tree``."""
-    start = Path(tree).resolve()
+    # realpath, never raising: a tree that is a link loop is then said to be no tree where
+    # the command checks it, not a RuntimeError here (Path.resolve on Python 3.11)
+    start = Path(os.path.realpath(tree))
     for folder in (start, *start.parents):
         if (folder / ".git").exists():
             return folder
@@ -52,7 +55,7 @@ def normalise(path: str, repo: Path, name: str | Param = PATHS) -> str:
     folder = text.endswith("/")
     if text.startswith("/"):
         absolute = PurePosixPath(posixpath.normpath(text))
-        base = PurePosixPath(Path(repo).resolve().as_posix())
+        base = PurePosixPath(os.path.realpath(repo))
         if absolute != base and base not in absolute.parents:
             raise InvalidInput(f"{name} {path!r} is outside the repository {repo}")
         text = absolute.relative_to(base).as_posix()
@@ -71,7 +74,7 @@ def from_folder(path: str, repo: Path, here: Path) -> str:
     and any path typed at the root or outside ``repo``, is returned as given; one that leads
     out of ``repo`` is returned absolute, for ``normalise`` to refuse."""
     text = path.strip().replace("\\", "/")
-    base, folder = Path(repo).resolve(), Path(here).resolve()
+    base, folder = Path(os.path.realpath(repo)), Path(os.path.realpath(here))
     if not text or text.startswith("/") or base not in folder.parents:
         return path
     joined = posixpath.normpath(f"{folder.relative_to(base).as_posix()}/{text}")
