@@ -4,10 +4,14 @@ user would meet it; each failed on the code before its fix."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memsite.cli import cli
 
@@ -23,6 +27,13 @@ READERS = [
 
 def run(root: Path, *args: str):  # type: ignore[no-untyped-def]
     return CliRunner().invoke(cli, ["--root", str(root), *args])
+
+
+def in_a_process(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    env["MEMSITE_WARM"] = "off"
+    command = [sys.executable, "-m", "memsite", "--root", str(root), *args]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
 
 
 @pytest.mark.parametrize("where", ["warm/loop.md", "notes/loop.md", "cold/adr/loop.md"])
@@ -63,3 +74,100 @@ def test_a_root_that_is_a_link_loop_is_no_tree(tmp_path: Path, args: list[str]) 
         result.output.strip()
         == f"Error: {loop}: no memory tree here (run 'memsite init {loop}' or pass --root)"
     )
+
+
+class CountingReader:
+    """A reader of an index holding ``words``, counting the lookups asked of it."""
+
+    def __init__(self, *words: str) -> None:
+        self.words, self.lookups = set(words), 0
+
+    def doc_frequency(self, field: str, word: str) -> int:
+        self.lookups += 1
+        return int(word in self.words)
+
+
+def test_a_pasted_word_of_200000_characters_is_not_read_as_an_abbreviation() -> None:
+    # every prefix from half its length down was hashed whole: recall of one such word ran
+    # for minutes, and the prompt hook gave up at its 5 s limit
+    from memsite.search.index import search
+
+    reader = CountingReader("auth")
+    # the stemmed word ("authent") the memory abbreviates is still read as the memory spells it
+    assert search._as_the_memory_spells(reader, "tokens and authentication") == {"authent": "auth"}
+    reader.lookups = 0
+    assert search._as_the_memory_spells(reader, "blob 0x" + "f" * 200_000) == {}
+    assert reader.lookups < 100
+
+
+def _summary_by_pattern(text: str) -> str:
+    """What compact_summary returned when it was two lazy patterns (its meaning, slowly)."""
+    import re
+
+    found = re.search(r"<summary>(.*?)</summary>", text, re.S)
+    return (
+        found.group(1) if found else re.sub(r"<analysis>.*?</analysis>", "", text, flags=re.S)
+    ).strip()
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            ["<summary>", "</summary>", "<analysis>", "</analysis>", "a", " ", "\n", "<"]
+        ),
+        max_size=24,
+    ).map("".join)
+)
+def test_a_compaction_summary_is_found_as_the_patterns_found_it(text: str) -> None:
+    from memsite.store.session.summaries import compact_summary
+
+    assert compact_summary(text) == _summary_by_pattern(text)
+
+
+@pytest.mark.parametrize("tag", ["<summary>", "<analysis>"])
+def test_thousands_of_unclosed_tags_in_a_compaction_summary_are_kept_in_time(
+    sample: Path, tag: str
+) -> None:
+    # each opening tag started a lazy match that ran to the end: the hook hit its 5 s limit
+    # and the compaction's summary was never stored
+    import json
+
+    from memsite import Memory
+
+    given = "Moved token refresh to Postgres. " + tag * 40_000
+    done = CliRunner().invoke(
+        cli,
+        ["--root", str(sample), "hook"],
+        input=json.dumps(
+            {"hook_event_name": "PostCompact", "session_id": "s", "trigger": "auto",
+             "compact_summary": given}
+        ),
+    )  # fmt: skip
+    assert (done.exit_code, done.stdout, done.stderr) == (0, "", "")
+    checkpoint = Memory(sample).latest_checkpoint()
+    assert checkpoint is not None and checkpoint.summary.startswith("Moved token refresh")
+
+
+@pytest.mark.parametrize("name", ["*/state.json", "*.records.json", "*.chains.json"])
+def test_an_index_cache_nested_past_pythons_limit_is_rebuilt(sample: Path, name: str) -> None:
+    # json.loads raises RecursionError, which no reader of the cache caught: search, recall
+    # and prime ended in a traceback, and index --rebuild did not mend the records' walk.
+    # Each command is its own process, as it is for a user: one process keeps what it read
+    for args in (["index"], ["prime", "--lexical"]):  # build every cache
+        assert in_a_process(sample, *args).returncode == 0
+    [cache] = (sample.parent / ".memsite" / "index").glob(name)
+    cache.write_text("[" * 100_000 + "]" * 100_000)
+    for args in (["search", "argon2id"], ["prime", "--lexical"], ["index", "--rebuild"]):
+        done = in_a_process(sample, *args)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, (args, done.stderr)
+    assert "argon2id" in in_a_process(sample, "search", "argon2id").stdout
+
+
+def test_eval_of_a_queries_line_nested_past_pythons_limit_is_a_one_line_error(
+    sample: Path, tmp_path: Path
+) -> None:
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text('{"q": "x", "relevant": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    result = run(sample, "eval", str(queries))
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert f"{queries}:1: expected" in result.output and len(result.output.splitlines()) == 1

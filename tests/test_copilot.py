@@ -163,7 +163,7 @@ def test_camel_case_hooks_are_reported_by_check_until_init_rewrites_them(tmp_pat
     checked = _memsite(project, "check")
     assert checked.returncode == 0, checked.stdout + checked.stderr  # a warning, not an error
     (line,) = [line for line in checked.stdout.splitlines() if "hooks.json" in line]
-    assert "Copilot CLI's hooks sent memsite 3 event(s) it could not map" in line
+    assert "Copilot CLI's hooks sent memsite 3 event(s) in a row it could not map" in line
     assert "`memsite init --copilot`" in line
     assert _memsite(project, "init", "--copilot").returncode == 0
     assert not set(camel) & set(json.loads(path.read_text())["hooks"])  # memsite's went

@@ -547,3 +547,35 @@ def test_a_stale_live_session_is_archived_not_joined(hook, root: Path) -> None:
     assert now is not None and now.session_id != "old" and now.task.startswith("Claude Code")
     [archived] = warm_entries(memory, "session archived") or warm_entries(memory, "session end")
     assert "Archived as stale" in archived.result
+
+
+def test_a_session_id_of_300000_characters_never_makes_the_others_forgotten(
+    hook, root: Path
+) -> None:
+    # every live session's id is kept in hot/harness.json; one of 300,000 characters made it
+    # larger than memsite reads back, so SessionEnd forgot the session it had started
+    memory = Memory(root, author="")
+    long_id = "b" * 300_000
+    assert hook(event("SessionStart", source="startup")).exit_code == 0
+    assert hook({**event("SessionStart", source="startup"), "session_id": long_id}).exit_code == 0
+    assert (root / "hot" / "harness.json").stat().st_size < 64 * 1024
+    assert hook(event("SessionEnd", reason="other")).exit_code == 0
+    assert len(memory.live_sessions()) == 1  # the long id's own, still live
+    [end] = warm_entries(memory, "session end")
+    assert end.result == "Session ended by the harness (Claude Code, reason: other)."
+    ended = hook({**event("SessionEnd", reason="other"), "session_id": long_id})
+    assert ended.exit_code == 0 and memory.live_sessions() == []
+
+
+@pytest.mark.parametrize("damage", ["{not json", "[1, 2]", "null"])
+def test_session_start_over_a_damaged_live_session_still_primes(
+    hook, live: Memory, root: Path, damage: str
+) -> None:
+    # one damaged hot file cost the agent its persona and all of memory at session start,
+    # where `memsite prime` degrades with a warning
+    (root / "hot" / "context.json").write_text(damage, "utf-8")
+    done = hook(event("SessionStart", source="startup"))
+    assert done.exit_code == 0
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Keep the kill switch for two weeks" in context
+    assert (root / "hot" / "context.json").read_text("utf-8") == damage  # left for a person

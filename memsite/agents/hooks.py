@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import hashlib
 import json
 import os
-import re
 import select
 import signal
 import sys
@@ -38,7 +38,7 @@ from ..search.payloads.tokens import tokens_of_size
 from ..store.inputs import MAX_TOKENS, clean
 from ..store.session import hot
 from ..store.session.capture import edited_file
-from ..store.session.summaries import MAX_SUMMARY
+from ..store.session.summaries import MAX_SUMMARY, compact_summary
 from . import background, following, harnesses, warm
 from .harnesses.claude import EVENTS as CLAUDE_EVENTS
 
@@ -51,6 +51,7 @@ TRIGGERS = ("auto", "manual")
 # (a Qwen Code ``-p`` run's last burst of edits is written there)
 EVENTS = (*CLAUDE_EVENTS, "Stop")
 SOURCES = ("startup", "resume", "clear", "compact", "fork")
+SESSION_ID = 128  # characters: the CLIs' ids are UUIDs (36); a longer one is kept as its hash
 
 
 @dataclass(frozen=True)
@@ -220,14 +221,18 @@ def _one(
     edited = _edited_file(event) if name in ("PreToolUse", "PostToolUse") else None
     if name == "PreToolUse" and edited is None:
         return ""  # not a file edit: nothing to say, and the index is never opened
-    sid = _text(event, "session_id") or "unknown"
+    sid = _session_id(event)
     with open_memory() as memory:
         following.heard(memory, chosen, str(name), mapped=True)
         if name == "SessionStart":
             source = _text(event, "source")
-            following.on_start(
-                memory, sid, source if source in SOURCES else "startup", title=chosen.title
-            )
+            # a damaged live-session file starts no session; the persona and memory still
+            # come, as from ``memsite prime``, whose one line on stderr says what it skipped
+            # (the sweep after issue 36)
+            with contextlib.suppress(MemsiteError):
+                following.on_start(
+                    memory, sid, source if source in SOURCES else "startup", title=chosen.title
+                )
         # a second agent session beside the first has a live session of its own
         with hot.using(following.file_of(memory, sid)):
             return _answer(
@@ -332,17 +337,6 @@ def _event(raw: bytes) -> dict[str, Any]:
     return event
 
 
-_ANALYSIS = re.compile(r"<analysis>.*?</analysis>", re.S)
-_SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.S)
-
-
-def compact_summary(text: str) -> str:
-    """The summary of a compaction without its scratch work: Claude Code 2.1.328 hands over
-    the model's whole reply, ``<analysis>`` block and ``<summary>`` tags included."""
-    found = _SUMMARY.search(text)
-    return (found.group(1) if found else _ANALYSIS.sub("", text)).strip()
-
-
 CUT = "\n_Cut to fit the harness's {cap:,}-{unit} limit; ask memsite for more._\n"
 
 
@@ -374,6 +368,17 @@ def _text(event: dict[str, Any], key: str) -> str:
     write or a tokenizer would choke on (issue 22)."""
     value = event.get(key)
     return clean(value) if isinstance(value, str) else ""
+
+
+def _session_id(event: dict[str, Any]) -> str:
+    """The agent session's id, or a hash of it past SESSION_ID characters: every id is kept
+    in ``hot/harness.json`` while its session is live, and one of 300,000 characters made
+    the file too large to read back, so every session it followed was forgotten (the sweep
+    after issue 36). The same long id always gives the same hash."""
+    sid = _text(event, "session_id") or "unknown"
+    if len(sid) <= SESSION_ID:
+        return sid
+    return "long-" + hashlib.sha256(sid.encode("utf-8")).hexdigest()[:32]
 
 
 def _transcript_tokens(path: object) -> int | None:

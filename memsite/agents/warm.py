@@ -123,7 +123,7 @@ def ask(path: Path, request: dict[str, Any], timeout: float = ASK_TIMEOUT) -> di
         return None
     try:
         answer = json.loads(said)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return answer if isinstance(answer, dict) else None
 

@@ -163,7 +163,7 @@ class Chains:
                 },
                 {str(k): str(v) for k, v in data.get("states", {}).items()},
             )
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None  # missing, damaged or of another shape: read the cold files
 
     def _keep(self, stamp: list[tuple[int, int] | None], known: Supersession) -> None:

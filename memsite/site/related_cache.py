@@ -54,7 +54,7 @@ def answers(index: Any, ids: Sequence[str], limit: int) -> dict[str, list[Relate
 def _key(state_path: Path, ids: Sequence[str], limit: int, meaning: bool) -> str | None:
     try:
         files = json.loads(state_path.read_text("utf-8"))["files"]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return None
     parts = [FORMAT, files, list(ids), limit, meaning, _code()]
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8")).hexdigest()
@@ -79,7 +79,7 @@ def _read(place: Path, key: str) -> dict[str, list[Related]] | None:
             entry_id: [Related(**link) for link in links]
             for entry_id, links in data["answers"].items()
         }
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return None  # missing, stale or damaged: asked again
 
 

@@ -88,7 +88,7 @@ def read_queries(path: Path) -> list[Labelled]:
             query, relevant = data["q"], data["relevant"]
             if not isinstance(query, str) or not isinstance(relevant, list) or not relevant:
                 raise ValueError
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             raise InvalidInput(
                 f'{path}:{number}: expected {{"q": "...", "relevant": ["path#anchor", ...]}}'
             ) from None

@@ -44,6 +44,10 @@ RECORD_POOL = 20  # best records considered per query
 COMPLETE_FROM = 4  # query words this long also match indexed words they begin
 COMPLETIONS = 1  # at most this many such longer words per query word and field
 COMPLETION_WEIGHT = 0.5
+# a word longer than this (a pasted hash or blob, never a word a memory abbreviates) is not
+# read as an abbreviation: each shorter prefix tried is hashed whole, so a word of 200,000
+# characters took minutes (the sweep after issue 36)
+ABBREVIATED_UP_TO = 40
 
 Vectors = Callable[[], meaning.Store | None]  # the index's vectors, None without the extra
 
@@ -256,7 +260,7 @@ def _terms(text: str) -> list[str]:
 def _as_the_memory_spells(reader, text: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
     """The query's words no document holds (in any field) that the memory abbreviates: each
     to the longest word the memory holds that it begins with, of at least COMPLETE_FROM
-    letters and at most half the word as typed.
+    letters and at most half the word as typed (a word of at most ABBREVIATED_UP_TO).
 
     A memory that says "auth" and never "authentication" (the bundled sample) is asked
     "what did we decide about tokens and authentication" (issue 36); "config" and "repo"
@@ -267,7 +271,9 @@ def _as_the_memory_spells(reader, text: str) -> dict[str, str]:  # type: ignore[
     spelled: dict[str, str] = {}
     for token in ANALYZER(text, chars=True, mode="query"):
         word, typed = token.text, token.endchar - token.startchar
-        if word in spelled or any(reader.doc_frequency(f, word) for f in FIELDS):
+        if len(word) > ABBREVIATED_UP_TO or word in spelled:
+            continue
+        if any(reader.doc_frequency(f, word) for f in FIELDS):
             continue
         for end in range(min(len(word) - 1, typed // 2), COMPLETE_FROM - 1, -1):
             if any(reader.doc_frequency(f, word[:end]) for f in FIELDS):

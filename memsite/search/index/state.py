@@ -99,7 +99,7 @@ def _record_stats(root: Path, walk: Path | None) -> dict[str, tuple[int, int]]:
 def _read_walk(path: Path) -> Listing | None:
     try:
         return from_data(json.loads(path.read_bytes()))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # nested past Python's limit too
         return None
 
 
@@ -186,6 +186,8 @@ def read_state(
         raise IndexBroken(f"{folder} is missing") from None
     except (OSError, ValueError) as err:
         raise IndexBroken(f"{state_path} is unreadable ({err})") from None
+    except RecursionError:
+        raise IndexBroken(f"{state_path} is unreadable (nested too deeply)") from None
     if not isinstance(state, dict) or not isinstance(state.get("files"), dict):
         raise IndexBroken(f"{state_path} is corrupt")
     if (

@@ -72,8 +72,9 @@ def problems(root: Path) -> list[Problem]:
             Problem(
                 FILE,
                 1,
-                f"{title}'s hooks sent memsite {len(recent)} event(s) it could not map, and "
-                f"none it could (the last: {what}, {last.get('at', '?')}): that CLI gets no "
+                # "in a row": mapped events before the first unmapped one are never written
+                f"{title}'s hooks sent memsite {len(recent)} event(s) in a row it could not map "
+                f"(the last: {what}, {last.get('at', '?')}): that CLI gets no "
                 f"memory; rewrite its hooks with `memsite init --{name}` (or, if they are gone, "
                 f"delete {FILE})",
                 "warning",

@@ -98,3 +98,33 @@ def _points_at(entry: Entry, kind: str) -> bool:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def compact_summary(text: str) -> str:
+    """The summary of a compaction without its scratch work: Claude Code 2.1.328 hands over
+    the model's whole reply, ``<analysis>`` block and ``<summary>`` tags included.
+
+    Found with ``str.find``, in one pass: a lazy pattern tried from every ``<summary>`` of a
+    reply holding thousands and no closing tag took quadratic time, past the hook's limit
+    (the sweep after issue 36)."""
+    inner = _between(text, "<summary>", "</summary>")
+    if inner is not None:
+        return inner.strip()
+    kept, at = [], 0
+    while (start := text.find("<analysis>", at)) >= 0:
+        end = text.find("</analysis>", start + len("<analysis>"))
+        if end < 0:
+            break
+        kept.append(text[at:start])
+        at = end + len("</analysis>")
+    kept.append(text[at:])
+    return "".join(kept).strip()
+
+
+def _between(text: str, opening: str, closing: str) -> str | None:
+    """The text between the first ``opening`` and the first ``closing`` after it."""
+    start = text.find(opening)
+    if start < 0:
+        return None
+    end = text.find(closing, start + len(opening))
+    return None if end < 0 else text[start + len(opening) : end]
