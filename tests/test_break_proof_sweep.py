@@ -171,3 +171,64 @@ def test_eval_of_a_queries_line_nested_past_pythons_limit_is_a_one_line_error(
     result = run(sample, "eval", str(queries))
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
     assert f"{queries}:1: expected" in result.output and len(result.output.splitlines()) == 1
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()
+    }
+
+
+@pytest.mark.parametrize("site", ["", ".", "memory", "memory/public", "project", ".memsite"])
+def test_a_site_folder_that_is_not_the_sites_own_is_refused_and_nothing_is_deleted(
+    sample: Path, monkeypatch: pytest.MonkeyPatch, site: str
+) -> None:
+    # `build --site-dir ""` (or ".") in a project deleted every file of it, memory included:
+    # MkDocs empties its site folder before it writes
+    work = sample.parent
+    (work / "precious.txt").write_text("x")
+    (work / "project").mkdir()
+    (work / "project" / "main.py").write_text("print(1)\n")
+    assert run(sample, "index").exit_code == 0  # the cache beside the tree
+    monkeypatch.chdir(work)
+    before = _files(work)
+    result = run(sample, "build", "--site-dir", site)
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert result.output.startswith("Error: site not built: site_dir ")
+    assert len(result.output.splitlines()) == 1
+    assert _files(work) == before
+
+
+def test_a_site_folder_a_build_wrote_is_replaced(sample: Path, tmp_path: Path) -> None:
+    site = tmp_path / "public"
+    for _ in range(2):
+        result = run(sample, "build", "--site-dir", str(site))
+        assert result.exit_code == 0, result.output
+    assert (site / "index.html").is_file()
+
+
+@pytest.mark.parametrize("option", ["--docs-only", "--techdocs"])
+def test_an_export_never_writes_over_a_projects_own_docs_or_into_the_tree(
+    sample: Path, tmp_path: Path, option: str
+) -> None:
+    own = tmp_path / "project"
+    (own / "docs").mkdir(parents=True)
+    (own / "mkdocs.yml").write_text("site_name: ours\n")
+    (own / "docs" / "index.md").write_text("# Ours\n")
+    for folder, said in [
+        (own, "holds an mkdocs.yml that memsite did not export"),
+        (sample / "notes", "is the memory tree or lies inside it"),
+    ]:
+        before = _files(sample) | _files(own)
+        result = run(sample, "build", option, str(folder))
+        assert result.exit_code == 1 and said in result.output, result.output
+        assert _files(sample) | _files(own) == before
+    (own / "mkdocs.yml").unlink()
+    result = run(sample, "build", option, str(own))
+    assert (
+        result.exit_code == 1
+        and "holds a docs/ folder that memsite did not export" in result.output
+    )
+    fresh = tmp_path / "export"
+    for _ in range(2):  # an export's own folder is written again
+        assert run(sample, "build", option, str(fresh)).exit_code == 0

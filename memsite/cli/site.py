@@ -115,8 +115,10 @@ def build(
         _techdocs(tree, techdocs, component, owner, config_file, allow_secrets)
         return
     if docs_only is not None:
+        tree = root or find_root(Path("."))
+        _refuse_export(docs_only, tree, "--docs-only")
         written = builder.export_docs(
-            root or find_root(Path(".")), docs_only, dt.datetime.now(), allow_secrets=allow_secrets
+            tree, docs_only, dt.datetime.now(), allow_secrets=allow_secrets
         )
         click.echo(f"wrote {len(written)} files to {docs_only}")
         return
@@ -178,6 +180,15 @@ def _zensical(
     click.echo(f"built {site_dir.resolve()} (Zensical)")
 
 
+def _refuse_export(out: Path, tree: Path, option: str) -> None:
+    from ..site.builder import BuildFailed
+    from ..site.publish.folders import export_refusal
+
+    refused = export_refusal(out, tree, option)
+    if refused is not None:
+        raise BuildFailed(f"not exported: {refused}")
+
+
 def _techdocs(
     root: Path,
     out: Path,
@@ -189,6 +200,7 @@ def _techdocs(
     from ..site.publish import techdocs
     from ..store.code import repository_root
 
+    _refuse_export(out, root, "--techdocs")
     title = techdocs.configured_title(config_file, root)
     done = techdocs.export_techdocs(
         root,

@@ -197,6 +197,9 @@ def build(
                 if plugin is None:
                     raise BuildFailed(f"{path}: add the memsite plugin under plugins:")
                 plugin.config.allow_secrets = allow_secrets or plugin.config.allow_secrets
+                refused = plugin.site_refusal(config)  # before MkDocs empties the folder
+                if refused is not None:
+                    raise BuildFailed(f"site not built: {refused}")
                 if progress is not None:
                     config.plugins["memsite-progress"] = _page_progress(progress)
                 mkdocs_build(config)

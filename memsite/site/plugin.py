@@ -20,10 +20,12 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from ..errors import MemsiteError
+from ..search.index.place import default_cache_dir
 from . import fallback
 from .escaping import title_text
 from .indexes import NOTES_IN_NAV
 from .pages import Site, build_site
+from .publish.folders import site_refusal
 from .render import Renderer
 from .safety import (
     attribute_url,
@@ -74,6 +76,12 @@ class MemsitePlugin(BasePlugin[MemsiteConfig]):
     def root(self) -> Path:
         return self._root
 
+    def site_refusal(self, config: Any) -> str | None:
+        """Why the build may not empty ``config``'s site folder (``folders.site_refusal``:
+        the project, the current folder, the tree or its cache, files no build wrote)."""
+        root = self._path(config, os.environ.get(ROOT_VARIABLE) or self.config.root)
+        return site_refusal(Path(config.site_dir), root, default_cache_dir(root), "site_dir")
+
     @event_priority(100)  # before Material's offline plugin looks for an iframe-worker shim
     def on_config(self, config: Any) -> Any:
         try:  # Material prints these raw into every page: the repository's config is escaped too
@@ -81,6 +89,10 @@ class MemsitePlugin(BasePlugin[MemsiteConfig]):
         except MemsiteError as err:
             raise PluginError(f"memsite: {err}") from None
         self._root = self._path(config, os.environ.get(ROOT_VARIABLE) or self.config.root)
+        # MkDocs empties the site folder next (`mkdocs build` with this plugin too)
+        refused = self.site_refusal(config)
+        if refused is not None:
+            raise PluginError(refused)
         folder = self.config.templates_dir
         self.renderer = Renderer(
             self._path(config, folder) if folder else None, images=self.config.remote_images

@@ -32,6 +32,7 @@ from ...store import config
 from ..builder import CONFIG, BuildFailed, export_docs
 from ..safety import content_policy, with_policy
 from . import links
+from .folders import site_refusal
 
 # the version the tests build with (the `zensical` extra of pyproject.toml, .ci/run): 0.0.73
 # is the newest that installs here: 0.0.74 to 0.1.4 (the newest on 2026-12-04) each require an
@@ -147,15 +148,11 @@ def build_zensical(
 
 
 def _refuse_overlap(site_dir: Path, root: Path, work: Path) -> None:
-    """The site replaces ``site_dir`` whole: refuse a folder that holds the tree or the cache,
-    or lies inside the tree (``--site-dir .`` in the project would delete the memory)."""
-    site, held = site_dir.resolve(), [root.resolve(), work.resolve()]
-    if any(site == path or site in path.parents for path in held) or root.resolve() in site.parents:
-        raise BuildFailed(
-            f"site not built: --site-dir {site_dir} holds the memory tree or its cache, or lies "
-            "inside the tree, and the site replaces it whole: give a folder of its own "
-            "(default: site/ beside the tree)"
-        )
+    """The site replaces ``site_dir`` whole: refuse what ``folders.site_refusal`` refuses
+    (``--site-dir .`` in the project would delete the project and the memory)."""
+    refused = site_refusal(site_dir, root, work)
+    if refused is not None:
+        raise BuildFailed(f"site not built: {refused}")
 
 
 def problems(output: str) -> list[str]:
