@@ -232,3 +232,27 @@ def test_an_export_never_writes_over_a_projects_own_docs_or_into_the_tree(
     fresh = tmp_path / "export"
     for _ in range(2):  # an export's own folder is written again
         assert run(sample, "build", option, str(fresh)).exit_code == 0
+
+
+@pytest.mark.parametrize("damage", [b"- **Why:** a\xff\n", b"x\x00y\n"], ids=["not UTF-8", "NUL"])
+@pytest.mark.parametrize(
+    ("args", "target"),
+    [
+        (["decide", "After", "--why", "w"], "cold/decisions.md"),
+        (["learn", "After", "--why", "w", "--category", "c"], "cold/learnings.md"),
+        (["log", "after", "--at", "2026-11-27T10:00:00"], "warm/2026-11-27.md"),
+    ],
+)
+def test_an_entry_is_never_appended_where_every_reader_skips_it(
+    sample: Path, args: list[str], target: str, damage: bytes
+) -> None:
+    # the entry was written, its id printed, and then search, recall and get never saw it:
+    # every reader skips a file that is not UTF-8 or holds NUL bytes
+    path = sample / target
+    path.write_bytes(path.read_bytes() + b"\n" + damage)
+    before = _files(sample)
+    result = run(sample, *args)
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert f"{path}:" in result.output and "nothing was written" in result.output
+    assert len(result.output.splitlines()) == 1
+    assert _files(sample) == before

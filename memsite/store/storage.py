@@ -18,7 +18,7 @@ import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ..errors import MemsiteError, UnsafePath, WriteFailed
+from ..errors import CHECK_TREE, MemsiteError, UnsafePath, WriteFailed
 
 
 def resolved(path: Path) -> Path:
@@ -183,7 +183,7 @@ def append(
             # a file this append created is removed again on failure, not left empty
             created = not existed and not raw
             try:
-                current = raw.decode("utf-8", errors="replace")
+                current = _appendable(path, raw)
                 addition = compose(current)
                 data = addition.encode("utf-8")
                 if raw.strip():
@@ -207,6 +207,26 @@ def append(
         raise WriteFailed(
             f"{path}: could not write ({_describe(err)}); the file is unchanged"
         ) from None
+
+
+def _appendable(path: Path, raw: bytes) -> str:
+    """The text of ``raw``, the bytes of ``path``; ``WriteFailed`` when every reader skips
+    the file (not UTF-8, or NUL bytes), so an entry appended there would be lost to search,
+    recall and ``get`` (the sweep after issue 36)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        why = f"not valid UTF-8 (byte 0x{raw[err.start]:02x})"
+    else:
+        if "\x00" not in text:
+            return text
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        why = "contains NUL bytes (binary?)"
+    raise WriteFailed(
+        f"{path}:{line}: {why}, so every reader skips it; nothing was written: re-save it as "
+        f"UTF-8 text ({CHECK_TREE} lists its problems), then write again"
+    )
 
 
 def _then_or_restore(path: Path, raw: bytes | None, mode: int, then: Callable[[], None]) -> None:
