@@ -256,3 +256,13 @@ def test_an_entry_is_never_appended_where_every_reader_skips_it(
     assert f"{path}:" in result.output and "nothing was written" in result.output
     assert len(result.output.splitlines()) == 1
     assert _files(sample) == before
+
+
+def test_related_checks_its_id_as_get_does(sample: Path) -> None:
+    # an empty id was "no entry with id ''" (exit 1, where get exits 2), and an id of
+    # 100,000 characters was echoed back whole
+    for command in ("get", "related"):
+        empty = run(sample, command, "")
+        assert (empty.exit_code, empty.output) == (2, "Error: id is empty\n"), command
+        huge = run(sample, command, "a" * 100_000)
+        assert huge.exit_code in (1, 2) and len(huge.output) < 200, command

@@ -184,6 +184,9 @@ class Memory(LiveSession):
 
     def related(self, entry_id: str, limit: int = 5, lexical: bool = False) -> list[Any]:
         """The decisions, learnings and notes most like one entry (Whoosh more-like-this)."""
+        # the id checked as ``get`` checks it: empty is a usage error, a huge one is refused
+        # before it is echoed whole (the sweep after issue 36)
+        entry_id = inputs.one_line(entry_id, "id")
         return self._reader.related(entry_id, limit, lexical)
 
     def evaluate(self, queries: str | os.PathLike[str], k: int = 5, lexical: bool = False) -> Any:
