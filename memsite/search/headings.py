@@ -25,15 +25,28 @@ def toc_slug(text: str) -> str:
 _COUNTED = re.compile(r"^(.*)_([0-9]+)$")
 
 
-def unique_anchor(anchor: str, taken: set[str]) -> str:
-    """Make ``anchor`` unique within a page the way MkDocs does (``x``, ``x_1``, ``x_2``)."""
+def unique_anchor(anchor: str, taken: set[str], skips: dict[str, int] | None = None) -> str:
+    """Make ``anchor`` unique within a page the way MkDocs does (``x``, ``x_1``, ``x_2``):
+    the first ``base_n`` not taken, ``n`` counted on from the anchor's own ``_n`` or from 1.
+
+    ``skips``, kept with ``taken`` for one page, makes a run of duplicates linear: counting
+    from 1 for each, 40,000 ``## h`` headings in a note tried 800 million anchors and every
+    reader of the tree stalled for a minute. It maps a taken ``base_n`` to a count ``m`` with
+    ``base_n`` .. ``base_(m-1)`` all taken, so each search jumps past runs found before (with
+    path compression, as in union-find). The anchors are the same as counting one by one:
+    ``path#anchor`` citations people stored keep their meaning.
+    """
     if anchor in taken or not anchor:
         match = _COUNTED.match(anchor)
         base, count = (match.group(1), int(match.group(2))) if match else (anchor, 0)
         count += 1
-        while f"{base}_{count}" in taken:
-            count += 1
-        anchor = f"{base}_{count}"
+        passed = []
+        while (candidate := f"{base}_{count}") in taken:
+            passed.append(candidate)
+            count = skips.get(candidate, count + 1) if skips is not None else count + 1
+        anchor = candidate
+        if skips is not None:
+            skips.update(dict.fromkeys(passed, count))
     taken.add(anchor)
     return anchor
 
@@ -100,11 +113,12 @@ def headings(text: str) -> list[Heading]:
     tokens = _parser().parse(text)
     found = []
     taken: set[str] = set()
+    skips: dict[str, int] = {}
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or token.map is None:
             continue
         words = inline_text(tokens[index + 1].content)
-        anchor = unique_anchor(toc_slug(words), taken)
+        anchor = unique_anchor(toc_slug(words), taken, skips)
         if token.level == 0:
             found.append(Heading(token.map[0], token.map[1], int(token.tag[1]), words, anchor))
     return found

@@ -1,0 +1,55 @@
+"""A sweep for input that is accepted and then stalls every later command: each case as a user
+would meet it, counting the work done rather than timing it; each failed before its fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memsite.cli import cli
+
+
+def run(root: Path, *args: str, **kwargs):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(cli, ["--root", str(root), *args], **kwargs)
+
+
+class CountingSet(set):  # type: ignore[type-arg]
+    """A set counting the lookups asked of it."""
+
+    lookups = 0
+
+    def __contains__(self, item: object) -> bool:
+        CountingSet.lookups += 1
+        return super().__contains__(item)
+
+
+def test_thousands_of_duplicate_headings_take_linear_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # each duplicate counted _1, _2, ... from 1: a note of 40,000 "## h" (200 KB, accepted by
+    # `note`) tried 800 million anchors, and index, search, recall and prime took 74 s each
+    from memsite.search import headings
+
+    monkeypatch.setattr(headings, "set", CountingSet, raising=False)
+    CountingSet.lookups = 0
+    found = headings.headings("## h\n" * 3_000)
+    assert [h.anchor for h in found[:3]] == ["h", "h_1", "h_2"] and found[-1].anchor == "h_2999"
+    assert CountingSet.lookups < 10 * 3_000  # 4.5 million before
+
+
+@given(st.lists(st.sampled_from(["x", "x_1", "x_2", "x_10", "x_1_1", "x_01", "", "_1", "y"])))
+def test_anchors_are_the_ones_markdown_gives_however_headings_repeat(slugs: list[str]) -> None:
+    # anchors are stored as citations (path#anchor) and the site's pages carry Markdown's:
+    # the linear count must give every heading the anchor counting one by one gave
+    from markdown.extensions.toc import unique
+
+    from memsite.search.headings import unique_anchor
+
+    theirs: set[str] = set()
+    ours: set[str] = set()
+    skips: dict[str, int] = {}
+    assert [unique_anchor(s, ours, skips) for s in slugs] == [unique(s, theirs) for s in slugs]
