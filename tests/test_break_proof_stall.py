@@ -53,3 +53,30 @@ def test_anchors_are_the_ones_markdown_gives_however_headings_repeat(slugs: list
     ours: set[str] = set()
     skips: dict[str, int] = {}
     assert [unique_anchor(s, ours, skips) for s in slugs] == [unique(s, theirs) for s in slugs]
+
+
+def test_a_session_that_touched_thousands_of_files_primes_parsing_the_cold_files_once(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # governed() asked why.items() of each file, which chunked the cold files again each
+    # time: 3,000 files (one `progress --file` each) made every prime and budget take 6 s,
+    # and SessionStart said "no answer within 5 s; no context added"
+    from memsite.search.payloads import why
+
+    files = ["services/auth/passwords.py", *(f"src/f{i}.py" for i in range(300))]
+    assert (
+        run(sample, "progress", "step", *(a for f in files for a in ("--file", f))).exit_code == 0
+    )
+    chunked: list[str] = []
+    real = why.chunk_file
+
+    def counting(rel: str, text: str):  # type: ignore[no-untyped-def]
+        chunked.append(rel)
+        return real(rel, text)
+
+    monkeypatch.setattr(why, "chunk_file", counting)
+    primed = run(sample, "prime", "--lexical")
+    assert primed.exit_code == 0, primed.output
+    assert "## Decisions governing this session's files" in primed.output
+    assert "`services/auth/passwords.py`" in primed.output
+    assert len(chunked) <= 2  # the decisions and the learnings, once; 602 before
