@@ -80,3 +80,34 @@ def test_a_session_that_touched_thousands_of_files_primes_parsing_the_cold_files
     assert "## Decisions governing this session's files" in primed.output
     assert "`services/auth/passwords.py`" in primed.output
     assert len(chunked) <= 2  # the decisions and the learnings, once; 602 before
+
+
+def test_eval_of_a_file_that_is_not_utf8_is_a_one_line_error(sample: Path, tmp_path: Path) -> None:
+    # a UnicodeDecodeError traceback before
+    queries = tmp_path / "queries.jsonl"
+    queries.write_bytes(b"\xff\xfe")
+    result = run(sample, "eval", str(queries))
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert result.output == f"Error: {queries}: not UTF-8 (bad byte at offset 0)\n"
+
+
+def test_eval_of_a_fifo_is_a_one_line_error_not_a_wait_for_a_writer(
+    sample: Path, tmp_path: Path
+) -> None:
+    # eval opened a FIFO for reading, which waits for a writer for ever. In a process of its
+    # own, with a generous guard: the hang is what failed, nothing else shows it
+    import os
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "queries.jsonl"
+    os.mkfifo(fifo)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    env["MEMSITE_WARM"] = "off"
+    command = [sys.executable, "-m", "memsite", "--root", str(sample), "eval", str(fifo)]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 1 and done.stdout == "", done.stderr
+    assert (
+        done.stderr
+        == f"Error: {fifo}: a FIFO, not a regular file; not read, replace it with a file\n"
+    )

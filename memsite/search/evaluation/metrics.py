@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import InvalidInput
+from ...store import storage
 from ...store.markup import heading_level, heading_text
 from ..chunks import Chunk
 from ..headings import toc_slug
@@ -75,10 +76,18 @@ def _mean(values: Iterable[float]) -> float:
 
 def read_queries(path: Path) -> list[Labelled]:
     """Labelled queries from a JSON-lines file; a bad line names its number."""
+    # read as the tree's files are: a FIFO given as QUERIES hung eval for ever waiting for a
+    # writer, and a file that is not UTF-8 ended in a UnicodeDecodeError traceback
     try:
-        lines = Path(path).read_text("utf-8").splitlines()
+        raw = storage.read_regular(Path(path))
     except OSError as err:
         raise InvalidInput(f"{path}: cannot read ({err.strerror})") from None
+    except storage.NotAFile as err:
+        raise InvalidInput(str(err)) from None
+    try:
+        lines = raw.decode("utf-8").splitlines()
+    except UnicodeDecodeError as err:
+        raise InvalidInput(f"{path}: not UTF-8 (bad byte at offset {err.start})") from None
     found = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
