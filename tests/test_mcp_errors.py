@@ -4,8 +4,13 @@ never a command-line flag, and a wrong type says what the parameter must be."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import select
 import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -236,3 +241,86 @@ def test_a_tool_that_needs_a_session_names_the_tool_that_starts_one(project: Pat
     started, found = talk(project, scenario)
     assert "the session_start tool" in started and "memsite session" not in started, started
     assert "memsite search" not in found, found
+
+
+def exchange(project: Path, *messages: str, timeout: float = 30.0) -> dict[int, Any]:
+    """Send ``messages`` (raw JSON-RPC lines, as a client writes them) to ``memsite mcp`` and
+    read the answers until each request has one or ``timeout`` seconds pass; the answers by
+    id, and nothing on stderr but notices."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    env["MEMSITE_CACHE"] = str(project / ".cache")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "memsite", "mcp"],
+        cwd=project / "src",
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    wanted = {json.loads(m)["id"] for m in messages if '"id"' in m}
+    answers: dict[int, Any] = {}
+    try:
+        server.stdin.write("".join(f"{m}\n" for m in messages).encode())
+        server.stdin.flush()
+        deadline = time.monotonic() + timeout
+        while set(answers) != wanted and time.monotonic() < deadline:
+            if select.select([server.stdout], [], [], deadline - time.monotonic())[0]:
+                line = server.stdout.readline()
+                if not line:
+                    break
+                answer = json.loads(line)
+                answers[answer.get("id")] = answer
+    finally:
+        server.stdin.close()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        assert server.stderr is not None
+        errors = server.stderr.read().decode()
+        server.stdout.close()
+        server.stderr.close()
+    assert "Traceback" not in errors, errors
+    return answers
+
+
+def request(id: int, method: str, params: dict[str, Any]) -> str:
+    """A JSON-RPC request as Python's json writes it: a lone surrogate as its escape."""
+    return json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+
+
+def call(id: int, tool: str, arguments: dict[str, Any]) -> str:
+    return request(id, "tools/call", {"name": tool, "arguments": arguments})
+
+
+def test_a_lone_surrogate_escape_in_a_request_is_answered(project: Path) -> None:
+    """Half of a cut emoji, written as JSON writes it ("a\\ud83db"), made the SDK's parser
+    refuse the whole line, and the request was dropped with nothing said: the client waited
+    for ever. It is read as U+FFFD, like a byte that is not UTF-8; a whole emoji's escaped
+    pair and an escaped backslash are read as they were."""
+    hello = {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "agent\ud83d", "version": "1"},
+    }
+    answers = exchange(
+        project,
+        request(1, "initialize", hello),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        call(2, "recall", {"prompt": "carts a\ud83db"}),
+        call(3, "search", {"query": "carts \udcff"}),
+        call(4, "get", {"id": "2026-01-01-x\ud83d"}),
+        call(5, "decide", {**WRITE, "title": "Cache carts \ud83d\ude00 a\ud83db \\ud83d"}),
+        call(6, "search", {"query": "Cache carts"}),
+    )
+    assert sorted(answers) == [1, 2, 3, 4, 5, 6], answers
+    assert answers[1]["result"]["serverInfo"]["name"] == "memsite"
+    for id in (2, 3, 5, 6):
+        assert answers[id]["result"]["isError"] is False, answers[id]
+    assert answers[4]["result"]["isError"] is True
+    assert answers[4]["result"]["content"][0]["text"].startswith("no entry '2026-01-01-x\ufffd'")
+    decided = answers[5]["result"]["structuredContent"]["id"]
+    decisions = (project / "memory" / "cold" / "decisions.md").read_text()
+    assert "Cache carts \U0001f600 a\ufffdb \\ud83d" in decisions, decided
+    assert decided in json.dumps(answers[6])

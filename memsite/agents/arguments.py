@@ -16,9 +16,11 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from pydantic import BeforeValidator, Field, ValidationError
 
 from ..store import inputs
+from .stdio import standard_input
 
 
 def _not_a_bool(value: Any) -> Any:
@@ -45,7 +47,17 @@ Limit = Annotated[
 
 
 class Server(MCPServer):
-    """The SDK's server, with a refused argument said in one line (``refusal``)."""
+    """The SDK's server, with a refused argument said in one line (``refusal``), reading
+    standard input mended (``stdio.mended``: a lone surrogate's escape no longer makes the
+    transport drop a request unanswered)."""
+
+    async def run_stdio_async(self) -> None:
+        with standard_input() as stdin:
+            async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+                lowlevel = self._lowlevel_server
+                await lowlevel.run(
+                    read_stream, write_stream, lowlevel.create_initialization_options()
+                )
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
