@@ -160,7 +160,6 @@ def test_a_3000_character_command_is_recorded_cut_with_a_marker(
         ("tab\tand\rcarriage", "tab\\tand\\rcarriage"),
         ("colour \x1b[31mred\x07", "colour \\x1b[31mred\\x07"),
         ("line\u2028separator\x85", "line\\u2028separator\\x85"),
-        ("not utf-8 \udcff", "not utf-8 \\udcff"),
         ("a, comma", "a, comma"),  # not a Paths value, still a name
         ("unclosed [ bracket", "unclosed [ bracket"),  # a glob no Paths value may hold
         ("[id]", "[id]"),  # a Next.js route: as a Paths glob it would govern i.tsx, not it
@@ -282,3 +281,40 @@ def test_an_edit_of_a_link_loop_is_recorded_as_typed(root: Path, repo: Path, hoo
     hook(command_of("pytest -q"))
     [edit] = edits(root)
     assert edit.details["file"] == "src/loop.py" and edit.details["lines"] == "+2 -0"
+
+
+def test_a_lone_surrogate_in_an_edited_files_name_or_a_task_id_is_recorded(
+    hook, root: Path, repo: Path
+) -> None:
+    """The sweep after issue 36: half of a cut emoji in ``file_path`` (``"a\\ud83d.py"``, as a
+    CLI's JSON writes it) made the hook say ``UnicodeEncodeError`` and lose the edit, as a
+    task id holding one lost the task; before an edit of a governed file the memory about it
+    was never given. Any lone surrogate in a path from the CLI's JSON (``\\udcff`` too, which
+    issue 34.6 kept as an escape) is the U+FFFD the CLI's own file system named the file with
+    (Node writes one so): the file the agent edited, not a byte of a name memsite cannot know."""
+    (repo / "src").mkdir(exist_ok=True)
+    memory = Memory(root, author="")
+    memory.decide("Keep the source tidy", "Reviews go faster", paths=["src"])
+    for name in ("a\ud83d.py", "b\udcff.py"):
+        told = event("PreToolUse", tool_name="Edit", tool_input={"file_path": f"{repo}/src/{name}"})
+        runner = CliRunner()
+        given = runner.invoke(cli, ["--root", str(root), "hook"], input=json.dumps(told))
+        assert (given.exit_code, given.stderr) == (0, ""), given.output
+        assert "Keep the source tidy" in given.stdout
+        again = runner.invoke(cli, ["--root", str(root), "hook"], input=json.dumps(told))
+        assert (again.exit_code, again.stdout, again.stderr) == (0, "", "")  # given once
+    hook(edit_of(repo / "src" / "a\ud83d.py", added=2))
+    hook(edit_of(repo / "src" / "not utf-8 \udcff.py", added=1))
+    created = task_created(7, "Write the \ud83d migration")
+    hook({**created, "tool_response": {"task": {"id": "7\ud83d"}}})
+    hook(command_of("pytest -q"))
+    recorded = {e.details["file"]: e for e in edits(root)}
+    assert set(recorded) == {"src/a\ufffd.py", "src/not utf-8 \ufffd.py"}
+    assert recorded["src/a\ufffd.py"].details["lines"] == "+2 -0"
+    assert recorded["src/a\ufffd.py"].fields["paths"] == "src/a\ufffd.py"
+    assert "Write the \ufffd migration" in memory.session().pending_actions
+    done = {"taskId": "7\ud83d", "status": "completed"}
+    hook(event("PostToolUse", tool_name="TaskUpdate", tool_input=done, tool_response={}))
+    assert "Write the \ufffd migration" not in memory.session().pending_actions
+    assert memory.session().files_modified == ["src/a\ufffd.py", "src/not utf-8 \ufffd.py"]
+    assert check_tree(root) == []

@@ -3,6 +3,7 @@ user would meet it; each failed on the code before its fix."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -13,7 +14,11 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memsite import Memory
 from memsite.cli import cli
+from memsite.store.check import check_tree
+from memsite.store.inputs import clean
+from memsite.store.session import hot
 
 READERS = [
     ["check"],
@@ -266,3 +271,75 @@ def test_related_checks_its_id_as_get_does(sample: Path) -> None:
         assert (empty.exit_code, empty.output) == (2, "Error: id is empty\n"), command
         huge = run(sample, command, "a" * 100_000)
         assert huge.exit_code in (1, 2) and len(huge.output) < 200, command
+
+
+def edit_context(sample: Path, **values: str) -> None:
+    """Set ``values`` in the live session's file as a person editing it would (JSON escapes
+    and all)."""
+    path = sample / "hot" / "context.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **values}, indent=2))
+
+
+WRITERS = [
+    ["progress", "Ported the admin views"],
+    ["pending", "add", "Tell maria"],
+    ["checkpoint"],
+    ["decide", "Keep impersonation audited", "--why", "Support asked for it"],
+    ["session", "end"],
+]
+
+
+@pytest.mark.parametrize("key", ["task", "session_id"])
+@pytest.mark.parametrize("value", ["a\udcffb", "a\ud83d", "line one\nline two"])
+def test_a_lone_surrogate_or_a_newline_in_the_live_session_is_cleaned_on_read(
+    sample: Path, key: str, value: str
+) -> None:
+    """A lone surrogate's escape in hot/context.json (``"a\\udcffb"``) made progress, pending
+    add, checkpoint, decide and session end a UnicodeEncodeError traceback, decide after its
+    decision was written (a retry wrote it twice); a newline made session end refuse for ever
+    ("did not read back as written"), so the session could only be removed by hand. Each
+    value is read back as one clean line, and every command writes its entry once."""
+    edit_context(sample, **{key: value})
+    for args in WRITERS:
+        result = run(sample, *args)
+        assert result.exit_code == 0 and result.exception is None, (args, result.output)
+        assert "Error" not in result.output, (args, result.output)
+    memory = Memory(sample)
+    assert memory.session() is None and not (sample / "hot" / "context.json").exists()
+    titles = [e.title for e in memory.entries("decision")]
+    assert titles.count("Keep impersonation audited") == 1
+    shown = " ".join(clean(value).split())  # "a\ufffdb", "line one line two"
+    ended = [e for e in memory.entries("activity") if e.title == "session end"]
+    assert [e.details[key] for e in ended].count(shown) == 1
+    assert [p for p in check_tree(sample) if p.severity == "error"] == []
+
+
+def test_a_lone_surrogate_in_the_carried_pending_actions_is_cleaned_on_read(
+    sample: Path,
+) -> None:
+    """The same escape in hot/carried.json made session start a traceback."""
+    assert run(sample, "session", "end").exit_code == 0
+    carried = {"pending": [{"text": "Tell a\udcffb", "from": "s\ud83d"}, {"text": "\x00"}]}
+    (sample / "hot" / "carried.json").write_text(json.dumps(carried))
+    result = run(sample, "session", "start", "Next task")
+    assert result.exit_code == 0 and result.exception is None, result.output
+    live = Memory(sample).session()
+    assert live is not None and live.pending_actions == ["Tell a\ufffdb"]
+    assert live.carried == {"Tell a\ufffdb": "s\ufffd"}
+
+
+def test_a_decision_the_live_session_cannot_list_is_written_once(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """decide exited 1 with a traceback when the live session could not be saved after the
+    decision and its pointer were written, so a retry wrote them twice: it is a notice."""
+
+    def unsaved(*args: object) -> None:
+        raise UnicodeEncodeError("utf-8", "\udcff", 0, 1, "surrogates not allowed")
+
+    monkeypatch.setattr(hot, "save", unsaved)
+    result = run(sample, "decide", "Keep impersonation audited", "--why", "Support asked")
+    assert result.exit_code == 0 and result.exception is None, result.output
+    assert "is written, but the live session does not list it" in result.stderr
+    titles = [e.title for e in Memory(sample).entries("decision")]
+    assert titles.count("Keep impersonation audited") == 1

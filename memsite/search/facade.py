@@ -180,7 +180,8 @@ class SearchFacade:
             wanted = target(self.root, path)
         except InvalidInput:
             return None  # a file outside the repository: no entry can govern it
-        if context is None or wanted in context.recalled or not may_govern(self.root, wanted):
+        given = context is not None and inputs.escaped(wanted) in context.recalled
+        if context is None or given or not may_govern(self.root, wanted):
             return None
         governing = Governance(self.root).items(wanted)
         if not any(i.hit.status == "current" for i in governing):

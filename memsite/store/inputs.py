@@ -48,8 +48,23 @@ def clean(text: str) -> str:
     emoji) becomes U+FFFD and a split pair is joined again, every line break (CR, NEL,
     U+2028, U+2029, VT, FF) is a newline, terminal escape codes and every other control
     character (C0 but tab and newline, DEL, C1) are dropped. Size is left to the caller."""
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    text = whole_characters(text)
     return _CONTROLS.sub("", _ESCAPES.sub("", _BREAKS.sub("\n", text)))
+
+
+def stored_line(text: str) -> str:
+    """A one-line value read back from a file memsite keeps and a person may edit (the live
+    session in ``hot/``): ``clean``, its whitespace (newlines too) single spaces. A lone
+    surrogate's escape or a newline in its task made every write of the session fail (the
+    first a ``UnicodeEncodeError``, the second an archive that never read back as written)."""
+    return " ".join(clean(text).split())
+
+
+def whole_characters(text: str) -> str:
+    """``text`` with each lone surrogate U+FFFD and each split pair joined again. For a path
+    an agent CLI names in its JSON (``"a\\ud83d.py"``): it is text, not a file's bytes, and
+    the CLI's own file system wrote the file's name so (Node makes a lone surrogate U+FFFD)."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def escaped(name: str) -> str:

@@ -115,7 +115,7 @@ class Journal:
                     context.decided_files = len(context.files_modified)
                     context.updated = now.isoformat()
                     hot.save(self.root, context)
-        except (MemsiteError, OSError) as err:
+        except (MemsiteError, OSError, ValueError) as err:  # ValueError: a text not stored
             self.notice(
                 f"{err}; decision {entry_id} is written, but the live session does not list it"
             )

@@ -4,10 +4,11 @@ an entry returns (its id, with what the write noticed: issue 27)."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ..errors import SUPERSEDES
+from .inputs import escaped, stored_line
 
 KINDS = ("decision", "learning", "activity", "note")
 TIERS = ("hot", "warm", "cold")
@@ -161,13 +162,20 @@ class HotContext:
 
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> HotContext:
+        """The context as ``hot/context.json`` holds it, made fit to write back (the sweep
+        after issue 36): a person may edit the file, and a lone surrogate's escape in its
+        task made every write of the session a ``UnicodeEncodeError``, a newline an archive
+        that never read back as written. Each text is one clean line (``stored_line``), each
+        file name shown with its escapes as the hooks record them (``escaped``)."""
+
         def text(key: str) -> str:
             value = data.get(key, "")
-            return value if isinstance(value, str) else str(value)
+            return stored_line(value if isinstance(value, str) else str(value))
 
-        def items(key: str) -> list[str]:
+        def items(key: str, kept: Callable[[str], str] = stored_line) -> list[str]:
             value = data.get(key) or []
-            return [str(item) for item in value] if isinstance(value, list) else [str(value)]
+            found = [kept(str(item)) for item in (value if isinstance(value, list) else [value])]
+            return [item for item in found if item.strip()]
 
         return cls(
             session_id=text("session_id"),
@@ -175,12 +183,12 @@ class HotContext:
             started=text("started"),
             updated=text("updated"),
             current_step=text("current_step"),
-            files_modified=items("files_modified"),
+            files_modified=items("files_modified", escaped),
             decisions=items("decisions"),
             pending_actions=items("pending_actions"),
             checkpoints=items("checkpoints"),
             decided_files=_count(data.get("decided_files")),
-            recalled=items("recalled"),
+            recalled=items("recalled", escaped),
             carried=_sources(data.get("carried")),
         )
 
@@ -198,7 +206,7 @@ def _sources(value: object) -> dict[str, str]:
     """The ``carried`` map of pending text to session id; empty when it is not one."""
     if not isinstance(value, dict):
         return {}
-    return {str(k): str(v) for k, v in value.items()}
+    return {stored_line(str(k)): stored_line(str(v)) for k, v in value.items()}
 
 
 def _count(value: object) -> int:

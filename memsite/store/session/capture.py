@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import config
-from ..inputs import clean
+from ..inputs import clean, stored_line, whole_characters
 from ..redact import redact
 
 # Claude Code's file-editing tools and the input field that holds the file's path
@@ -44,7 +44,10 @@ def edited_file(tool: str, tool_input: object) -> str | None:
     if field is None or not isinstance(tool_input, Mapping):
         return None
     path = tool_input.get(field)
-    return path if isinstance(path, str) and path.strip() else None
+    # a lone surrogate's escape ("a\\ud83d.py") made the file system refuse the name, the
+    # edit was lost and the memory about it never given (the sweep after issue 36): it is
+    # the U+FFFD the agent's own file has
+    return whole_characters(path) if isinstance(path, str) and path.strip() else None
 
 
 def changed_lines(tool: str, tool_input: Mapping[str, Any], response: object) -> tuple[int, int]:
@@ -156,11 +159,11 @@ def task_change(tool: str, tool_input: object, response: object) -> tuple[str, s
         number = task.get("id") if isinstance(task, Mapping) else None
         if not isinstance(subject, str) or not subject.strip() or number is None:
             return None
-        return str(number), " ".join(stored(subject).split())[:RESULT_CHARS], "pending"
+        return stored_line(str(number)), " ".join(stored(subject).split())[:RESULT_CHARS], "pending"
     number = tool_input.get("taskId")
     status = tool_input.get("status")
     subject = tool_input.get("subject")
     if number is None:
         return None
     text = " ".join(stored(subject).split())[:RESULT_CHARS] if isinstance(subject, str) else ""
-    return str(number), text, status if isinstance(status, str) else ""
+    return stored_line(str(number)), text, status if isinstance(status, str) else ""

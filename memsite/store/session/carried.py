@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from .. import storage
+from ..inputs import stored_line
 
 CARRIED = "hot/carried.json"
 # a few pending actions; megabytes of them are damage, not state
@@ -24,11 +25,14 @@ def load(root: Path) -> list[tuple[str, str]]:
         raw = storage.read_inside(root, root / CARRIED, limit=MAX_CARRIED)
         data = json.loads(raw.decode("utf-8"))
         items = data.get("pending") if isinstance(data, dict) else None
-        return [
-            (str(item["text"]), str(item.get("from", "")))
+        # one clean line each, as the live session reads them back: a lone surrogate's
+        # escape made session start a UnicodeEncodeError (the sweep after issue 36)
+        found = [
+            (stored_line(str(item["text"])), stored_line(str(item.get("from", ""))))
             for item in items or []
-            if isinstance(item, dict) and str(item.get("text", "")).strip()
+            if isinstance(item, dict) and "text" in item
         ]
+        return [(text, source) for text, source in found if text]
     except Exception:  # noqa: BLE001 - a damaged file must not stop a session from starting
         return []
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ...errors import MemsiteError, UnsafePath
 from .. import storage
+from ..inputs import escaped
 from ..model import HotContext
 
 CONTEXT = "hot/context.json"
@@ -123,9 +124,12 @@ def load(root: Path) -> HotContext | None:
     if not isinstance(data, dict) or not data.get("session_id"):
         raise BrokenContext(f"{path}: not a session (no session_id); fix or delete it")
     try:
-        return HotContext.from_dict(data)
+        context = HotContext.from_dict(data)
     except (TypeError, ValueError, AttributeError, RecursionError) as err:
         raise BrokenContext(f"{path}: not a session ({err}); fix or delete it") from None
+    if not context.session_id:  # only control characters
+        raise BrokenContext(f"{path}: not a session (no session_id); fix or delete it")
+    return context
 
 
 def save(root: Path, context: HotContext) -> None:
@@ -143,6 +147,8 @@ def remember_recall(root: Path, path: str) -> bool:
     when it already was (or there is no live session to remember it in)."""
     with storage.lock(root / LOCK):
         context = load(root)
+        # as the context reads back: a name from an agent may hold a lone surrogate
+        path = escaped(path)
         if context is None or path in context.recalled:
             return False
         context.recalled.append(path)
