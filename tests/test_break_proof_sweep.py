@@ -3,6 +3,7 @@ user would meet it; each failed on the code before its fix."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -343,3 +344,19 @@ def test_a_decision_the_live_session_cannot_list_is_written_once(
     assert "is written, but the live session does not list it" in result.stderr
     titles = [e.title for e in Memory(sample).entries("decision")]
     assert titles.count("Keep impersonation audited") == 1
+
+
+@pytest.mark.parametrize("started", ["2026-11-27T09:00:21+05:00", "2026-11-27T04:00:21Z"])
+def test_a_session_started_at_a_time_with_its_offset_is_checkpointed(
+    sample: Path, started: str
+) -> None:
+    """checkpoint compared a start given with its offset to the naive local clock: a
+    TypeError traceback. The start is read as the local time it names."""
+    edit_context(sample, started=started)
+    result = run(sample, "checkpoint")
+    assert result.exit_code == 0 and result.exception is None, result.output
+    latest = Memory(sample).latest_checkpoint()
+    assert latest is not None and result.output.strip() == latest.id
+    assert hot.moment(started) == dt.datetime(
+        2026, 11, 27, 4, 0, 21, tzinfo=dt.UTC
+    ).astimezone().replace(tzinfo=None)

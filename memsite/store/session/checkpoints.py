@@ -125,7 +125,7 @@ def is_checkpoint(entry: Entry) -> bool:
 def material(root: Path, context: HotContext, now: dt.datetime) -> list[Entry]:
     """The session's warm entries since it started and after its last checkpoint, oldest
     first (checkpoints themselves left out)."""
-    start = _moment(context.started) or now
+    start = hot.moment(context.started) or now
     entries = []
     day = max(start.date(), now.date() - dt.timedelta(days=MATERIAL_DAYS))
     while day <= now.date():

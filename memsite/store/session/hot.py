@@ -81,13 +81,23 @@ def live_contexts(root: Path) -> list[tuple[str, HotContext]]:
 STALE = dt.timedelta(hours=24)
 
 
-def last_touched(context: HotContext) -> dt.datetime | None:
-    """When ``context`` was last updated, as a naive local time (None when it does not say)."""
+def moment(stamp: str) -> dt.datetime | None:
+    """A time the context holds (``started``, ``updated``) as a naive local time, like every
+    ``now`` memsite compares it with; None when it is no time. One a person gave with its
+    offset (``+05:00``) made ``checkpoint`` a ``TypeError`` (the sweep after issue 36)."""
     try:
-        updated = dt.datetime.fromisoformat(context.updated)
+        found = dt.datetime.fromisoformat(stamp)
     except (TypeError, ValueError):
         return None
-    return updated.astimezone().replace(tzinfo=None) if updated.tzinfo else updated
+    try:
+        return found.astimezone().replace(tzinfo=None) if found.tzinfo else found
+    except (OverflowError, ValueError):  # an offset that takes it past year 1 or 9999
+        return None
+
+
+def last_touched(context: HotContext) -> dt.datetime | None:
+    """When ``context`` was last updated, as a naive local time (None when it does not say)."""
+    return moment(context.updated)
 
 
 # A live session is a task, a step and a few lists; megabytes of it are damage, not state.
@@ -160,12 +170,10 @@ def clear(root: Path) -> None:
     storage.remove(root, root / current_file())
 
 
-def started_after(context: HotContext, moment: dt.datetime) -> bool:
-    """Whether the session started after ``moment`` (False when its start cannot be read)."""
-    try:
-        return dt.datetime.fromisoformat(context.started) > moment
-    except (TypeError, ValueError):
-        return False
+def started_after(context: HotContext, after: dt.datetime) -> bool:
+    """Whether the session started after ``after`` (False when its start cannot be read)."""
+    started = moment(context.started)
+    return started is not None and started > after
 
 
 def render(context: HotContext) -> str:
