@@ -185,8 +185,9 @@ class Memory(LiveSession):
     def related(self, entry_id: str, limit: int = 5, lexical: bool = False) -> list[Any]:
         """The decisions, learnings and notes most like one entry (Whoosh more-like-this)."""
         # the id checked as ``get`` checks it: empty is a usage error, a huge one is refused
-        # before it is echoed whole (the sweep after issue 36)
-        entry_id = inputs.one_line(entry_id, "id")
+        # before it is echoed whole (the sweep after issue 36); cleaned first, as every
+        # query's text is (a lone surrogate is U+FFFD, issue 22)
+        entry_id = inputs.one_line(inputs.clean(entry_id), "id")
         return self._reader.related(entry_id, limit, lexical)
 
     def evaluate(self, queries: str | os.PathLike[str], k: int = 5, lexical: bool = False) -> Any:
