@@ -360,3 +360,24 @@ def test_a_session_started_at_a_time_with_its_offset_is_checkpointed(
     assert hot.moment(started) == dt.datetime(
         2026, 11, 27, 4, 0, 21, tzinfo=dt.UTC
     ).astimezone().replace(tzinfo=None)
+
+
+@pytest.mark.parametrize("folder", ["notes", "cold/adr", "../docs/adr"])
+def test_a_file_name_that_is_not_utf8_is_skipped_with_a_warning(sample: Path, folder: str) -> None:
+    # os gives such a name back with surrogate escapes, which no index holds: search for the
+    # note's words ended in a UnicodeEncodeError traceback
+    if folder.startswith(".."):
+        (sample / "memsite.toml").write_text(f'[records]\npaths = ["{folder}"]\n', "utf-8")
+    where = (sample / folder).resolve()
+    where.mkdir(parents=True, exist_ok=True)
+    (where / "0009-plain-zebra.md").write_text("# Zebra record\n\nzebra stripes\n", "utf-8")
+    name = os.fsencode(where) + b"/0010-\xffzebra.md"
+    with open(name, "wb") as out:
+        out.write(b"# Okapi record\n\nokapi stripes\n")
+    for args in (["search", "okapi"], ["recall", "--lexical", "okapi stripes"], ["prime"]):
+        done = in_a_process(sample, *args)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, (args, done.stderr)
+    assert "Zebra record" in in_a_process(sample, "search", "zebra").stdout
+    checked = in_a_process(sample, "check")
+    assert "0010-\\udcffzebra.md" in checked.stdout + checked.stderr
+    assert "file name is not UTF-8; skipped" in checked.stdout + checked.stderr

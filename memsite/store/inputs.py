@@ -67,6 +67,19 @@ def whole_characters(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+def is_utf8(name: str) -> bool:
+    """Whether ``name`` (a file's, as ``os`` decodes it with ``surrogateescape``) is UTF-8:
+    a name that is not can be held by no index, citation or terminal (the sweep after issue
+    36: search for a note so named ended in a traceback)."""
+    if name.isascii():
+        return True
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def escaped(name: str) -> str:
     """A name from outside (a file an agent edited) made one line of text without losing a
     character: each control character, line separator and lone surrogate is written as its

@@ -11,6 +11,7 @@ from pathlib import Path
 from ..errors import BadValue, NotFound, UnsafePath
 from . import storage
 from .format import DECISIONS, LEARNINGS, PERSONA, Parsed, Problem, parse_entries
+from .inputs import escaped, is_utf8
 
 CONTEXT = "hot/context.json"
 GITIGNORE = """\
@@ -154,9 +155,11 @@ def markdown_files(root: Path) -> tuple[list[str], list[Problem]]:
             if name.startswith("."):
                 continue
             sub = here / name
-            leads = _link_out(real_root, sub)
+            leads = _unnamed(name) or _link_out(real_root, sub)
             if leads:
-                problems.append(Problem(_rel(root, sub), 1, f"{leads}; skipped", "warning"))
+                problems.append(
+                    Problem(escaped(_rel(root, sub)), 1, f"{leads}; skipped", "warning")
+                )
                 continue
             keep.append(name)
         dirs[:] = keep
@@ -165,9 +168,9 @@ def markdown_files(root: Path) -> tuple[list[str], list[Problem]]:
                 continue
             path = here / name
             rel = _rel(root, path)
-            leads = _link_out(real_root, path)
+            leads = _unnamed(name) or _link_out(real_root, path)
             if leads:
-                problems.append(Problem(rel, 1, f"{leads}; skipped", "warning"))
+                problems.append(Problem(escaped(rel), 1, f"{leads}; skipped", "warning"))
                 continue
             odd = _not_a_file(path)
             if odd:  # reading a FIFO would wait for a writer for ever
@@ -189,6 +192,11 @@ def _not_a_file(path: Path) -> str:
 
 def _rel(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix()
+
+
+def _unnamed(name: str) -> str:
+    """Why a name of the tree is not read: one that is not UTF-8 (``inputs.is_utf8``)."""
+    return "" if is_utf8(name) else "file name is not UTF-8"
 
 
 def _link_out(real_root: Path, path: Path) -> str:

@@ -19,6 +19,7 @@ import whoosh
 from ...errors import MemsiteError
 from ...store import tree
 from ...store.format import DECISIONS, LEARNINGS, PERSONA
+from ...store.inputs import is_utf8
 from ...store.records import (
     Listing,
     from_data,
@@ -67,7 +68,9 @@ def stat_tree(root: Path, walk: Path | None = None) -> dict[str, tuple[int, int]
             for entry in entries:
                 if entry.name.startswith("."):
                     continue
-                if entry.is_symlink():
+                # a link, or a name that is not UTF-8 (which no index can hold): the checked
+                # walk, which skips what it must and says why in `check`
+                if entry.is_symlink() or not is_utf8(entry.name):
                     return {**_stat_checked(root), **_record_stats(root, walk)}
                 rel = prefix + entry.name
                 if entry.is_dir():

@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from .. import code, config
 from ..code import globs
 from ..format import Problem
+from ..inputs import escaped, is_utf8
 
 TABLE = config.Table("records", {"paths": config.Texts(most=50, longest=400)})
 # the devset's corpora hold 44 to 69 records each (docs/benchmarks.md); a glob past these is
@@ -174,6 +175,13 @@ class Walk:
                 )
                 break
             if entry.name.startswith("."):
+                continue
+            if not is_utf8(entry.name):
+                # bytes that are not UTF-8 (decoded with surrogateescape): no index, site or
+                # terminal can hold the name (the sweep after issue 36)
+                self._problem(
+                    f": {escaped(entry.path)}: file name is not UTF-8; skipped", "warning"
+                )
                 continue
             try:
                 if entry.is_symlink():
