@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from ..store.inputs import MAX_HITS, MAX_TOKENS
+from ..store.inputs import MAX_HITS, MAX_TOKENS, escaped
 from ..store.model import KINDS, TIERS
 from .app import _memory, cli, text_or_stdin
 from .options import Count, Number, validate_date
@@ -200,7 +200,9 @@ def why(ctx: click.Context, path: str, budget: int, as_json: bool) -> None:
             err=True,
         )
     else:
-        click.echo(f"memsite: nothing in memory governs or mentions {found.path}", err=True)
+        # escaped: a path holding a newline is said on one line
+        shown = escaped(found.path)
+        click.echo(f"memsite: nothing in memory governs or mentions {shown}", err=True)
 
 
 @cli.command()

@@ -16,7 +16,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field, replace
 
-from ..errors import EmptyQuery, InvalidInput
+from ..errors import BadValue, EmptyQuery, InvalidInput
 from ..store.dates import parse_date
 
 _FILTER = re.compile(
@@ -190,4 +190,5 @@ def _date(value: str | dt.date, name: str) -> dt.date:
     try:
         return parse_date(value)
     except InvalidInput:
-        raise InvalidInput(f"{name}: invalid date {value!r}, expected YYYY-MM-DD") from None
+        # a usage error, as the same date given to --since is (exit 2, not 1)
+        raise BadValue(f"{name}: invalid date {value!r}, expected YYYY-MM-DD") from None

@@ -156,7 +156,7 @@ def parse_entries(text: str, path: str, *, fallback_date: dt.date | None = None)
                 path, unclosed_at + 1, "code fence is never closed; it hides the rest of the file"
             )
         )
-    seen: dict[str, int] = {}
+    seen = Seen()
     bounds = [index for index, _ in starts] + [len(lines)]
     for (start, level), end in zip(starts, bounds[1:], strict=True):
         if level < kind.level:
@@ -329,17 +329,34 @@ def _read_value(lines: list[str], first: str, index: int, stop: int) -> tuple[st
     return "\n".join([first, *markup.unescape_lines(rest)]), index
 
 
+class Seen(dict[str, int]):
+    """The ids one parse has given (with how many times), and per base the number its last
+    derived id took (``after``): ids only join during a parse, so the next free number is
+    never below it, and N entries of one title without id lines take N steps, not N²/2 (a
+    hand-written file of 10,000 parsed in 4.5 s on every read: the sweep after issue 36)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.after: dict[str, int] = {}
+
+
 def _derive_id(date: dt.date, title: str, seen: dict[str, int]) -> str:
     base = f"{date.isoformat()}-{markup.slugify(title)}"
-    return next_free_id(base, seen)
+    return next_free_id(base, seen, seen.after if isinstance(seen, Seen) else None)
 
 
-def next_free_id(base: str, taken: dict[str, int] | set[str]) -> str:
+def next_free_id(
+    base: str, taken: dict[str, int] | set[str], after: dict[str, int] | None = None
+) -> str:
+    """``base``, else the first ``base-N`` (N from 2) not in ``taken``; ``after`` (kept with
+    a ``taken`` that only grows) remembers where each base's count stopped."""
     if base not in taken:
         return base
-    number = 2
+    number = 2 if after is None else after.get(base, 2)
     while f"{base}-{number}" in taken:
         number += 1
+    if after is not None:
+        after[base] = number
     return f"{base}-{number}"
 
 
