@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memsite import Memory
 from memsite.cli import cli
 
 
@@ -111,3 +112,30 @@ def test_eval_of_a_fifo_is_a_one_line_error_not_a_wait_for_a_writer(
         done.stderr
         == f"Error: {fifo}: a FIFO, not a regular file; not read, replace it with a file\n"
     )
+
+
+def test_a_day_of_thousands_of_activities_fills_the_prime_counting_each_once(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # each activity was checked against the budget by counting the tokens of every kept
+    # line again: a day log of 45,000 activities spent 3 s of every prime doing so
+    from memsite.search.payloads import primed
+
+    day = "".join(
+        f"\n### 10:{i // 60 % 60:02d}:{i % 60:02d} — ran command {i}\n- **Author:** claude\n\n"
+        f"Result: exit 0 after step {i}\n\n<!-- id: 2026-06-08-ran-command-{i} -->\n"
+        for i in range(3_000)
+    )
+    (root / "warm" / "2026-06-08.md").write_text("# 2026-06-08\n" + day, "utf-8")
+    counted = [0]
+    real = primed.estimate_tokens
+
+    def counting(text: str) -> int:
+        counted[0] += 1
+        return real(text)
+
+    monkeypatch.setattr(primed, "estimate_tokens", counting)
+    payload = Memory(root).prime(budget=2_000, lexical=True)
+    assert "ran command 2999" in payload.markdown  # the newest first, within its share
+    assert "more left out to stay within this section's budget" in payload.markdown
+    assert counted[0] < 100  # about 3,000 before

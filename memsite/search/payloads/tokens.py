@@ -14,8 +14,13 @@ BYTES_PER_TOKEN = 4
 
 def estimate_tokens(text: str) -> int:
     """Estimated tokens of ``text``: ``ceil(utf8_bytes / 4)``; 0 for the empty string."""
-    size = len(text.encode("utf-8", errors="surrogatepass"))
-    return tokens_of_size(size)
+    return tokens_of_size(size_of(text))
+
+
+def size_of(text: str) -> int:
+    """The UTF-8 bytes of ``text``, which the estimate counts: they add up, so a budget
+    filled item by item can keep a running sum."""
+    return len(text.encode("utf-8", errors="surrogatepass"))
 
 
 def tokens_of_size(size: int) -> int:
