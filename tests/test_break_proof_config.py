@@ -1,7 +1,7 @@
 """The break-proof review, round 3 (issue 22): the configuration files, as an attacker or an
 accident would leave them.
 
-``memory/memsite.toml`` is read through ``memsite.store.config`` and ``storage.read_inside``:
+``memory/memsite.toml`` is read through ``memsite.store.config`` and ``reading.read_inside``:
 a link out of the tree, a FIFO, 10 MB, a 401-digit integer, 100,000 nested arrays, ``nan``
 or a wrong type are each one line naming the file and the key, never a traceback, a hang or
 a quote of the file refused. The repository's ``mkdocs.yml`` is escaped too: Material prints
@@ -25,7 +25,7 @@ import pytest
 from click.testing import CliRunner
 
 from memsite.cli import cli
-from memsite.store import config, storage
+from memsite.store import config, reading
 from memsite.store.tree import init_tree
 from tests.browsing import chromium, require_chromium, serve
 from tests.test_site_safety import scan_site
@@ -119,7 +119,7 @@ def test_read_inside_never_opens_a_fifo_for_reading(tmp_path: Path) -> None:
 
     def read() -> None:
         try:
-            outcome.append(storage.read_inside(tmp_path, fifo))
+            outcome.append(reading.read_inside(tmp_path, fifo))
         except BaseException as err:  # noqa: BLE001 - the test inspects it
             outcome.append(err)
 
@@ -131,7 +131,7 @@ def test_read_inside_never_opens_a_fifo_for_reading(tmp_path: Path) -> None:
             pass
         thread.join(3)
         pytest.fail("read_inside blocked on a FIFO")
-    assert isinstance(outcome[0], storage.NotAFile), outcome
+    assert isinstance(outcome[0], reading.NotAFile), outcome
     assert "a FIFO, not a regular file" in str(outcome[0])
 
 

@@ -22,13 +22,13 @@ without a model (issue 23). Called by ``hooks.answer`` for each event; every wri
 from __future__ import annotations
 
 import datetime as dt
-import os
 from pathlib import Path
 from typing import Any
 
 from ..errors import MemsiteError
 from ..memory import Memory
 from ..store import code, inputs
+from ..store.reading import real_path
 from ..store.redact import redact
 from ..store.session import capture, harness, hot, outcomes
 from .harnesses import Harness
@@ -229,14 +229,13 @@ def _edit(
     if "\0" in path:
         return  # no file is named so: nothing was edited
     try:
-        target = os.path.realpath(path) if Path(path).is_absolute() else path
+        target = str(real_path(path)) if Path(path).is_absolute() else path
         # a comma is no reason to lose an edit (only a Paths value may not hold one)
         rel = code.normalise(target.replace(",", "\0"), repo).replace("\0", ",")
     except MemsiteError:
         return  # outside the repository: not this code
-    # realpath, never raising: an edit of a link loop is still an edit (Path.resolve raises
-    # RuntimeError on Python 3.11)
-    tree, real = Path(os.path.realpath(memory.root)), Path(os.path.realpath(Path(repo, rel)))
+    # an edit of a link loop is still an edit
+    tree, real = real_path(memory.root), real_path(Path(repo, rel))
     if tree == real or tree in real.parents:
         return  # the agent writing memory itself: memsite records its own writes
     # redacted before hot/harness.json keeps it until the burst is written (issue 34.1); a

@@ -21,7 +21,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from ..errors import InvalidInput
-from ..store import storage
+from ..store import reading, storage
 
 SETTINGS = ".claude/settings.json"
 EDITS = "Edit|Write|MultiEdit|NotebookEdit"
@@ -157,7 +157,7 @@ def _target(project: Path, path: Path) -> Path:
 
 def _read(project: Path, path: Path) -> dict[str, Any]:
     try:
-        raw = storage.read_inside(project, path, limit=LIMIT)
+        raw = reading.read_inside(project, path, limit=LIMIT)
     except FileNotFoundError:
         return {}
     try:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MemsiteError
-from ..store import storage
+from ..store import reading
 from ..store.redact import find_secrets
 from .escaping import SAFE_SCHEMES
 
@@ -185,8 +185,8 @@ def find_leaks(root: Path, paths: list[str]) -> list[Leak]:
     leaks = []
     for rel in paths:
         try:
-            text = storage.replaced_text(root / rel)
-        except (OSError, storage.NotAFile):
+            text = reading.replaced_text(root / rel)
+        except (OSError, reading.NotAFile):
             continue
         leaks += [Leak(rel, found.line, found.kind) for found in find_secrets(text)]
     return leaks

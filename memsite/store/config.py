@@ -5,7 +5,7 @@ A wing names its table and what each key must be, and gets back plain values::
     BUDGET = config.Table("budget", {"window": config.Integer(1_000, 10_000_000)})
     config.read(root, BUDGET)  # {"window": 100000}, or {} when no file or table sets it
 
-The file goes through ``storage.read_inside``: a link out of the tree, a FIFO or anything else
+The file goes through ``reading.read_inside``: a link out of the tree, a FIFO or anything else
 that is not a regular file, and a file over ``MAX_BYTES`` are refused before a byte of it is
 parsed. Every refusal is a one-line ``BadConfig`` naming the file, and the table and key when
 it is about a value; none quotes the file (a TOML error gives its line, nothing of the text).
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from ..errors import InvalidInput, UnsafePath
-from . import storage
+from . import reading
 
 CONFIG = "memsite.toml"
 # a settings file holds a few dozen lines; 64 KiB is damage or a file put in its place
@@ -182,14 +182,14 @@ def _document(root: Path) -> dict[str, Any] | None:
 
     where = path(root)
     try:
-        raw = storage.read_inside(root, where, limit=MAX_BYTES)
+        raw = reading.read_inside(root, where, limit=MAX_BYTES)
     except FileNotFoundError:
         return None
     except UnsafePath as err:
         raise BadConfig(f"{err}; replace the link with the file itself") from None
-    except storage.NotAFile as err:
+    except reading.NotAFile as err:
         raise BadConfig(str(err)) from None
-    except storage.TooLarge as err:
+    except reading.TooLarge as err:
         raise BadConfig(f"{err}; fix or delete it") from None
     except OSError as err:
         raise BadConfig(f"{where}: cannot read it ({err.strerror}); fix or delete it") from None

@@ -201,7 +201,7 @@ def _parse_section(
     path: str,
     kind: FileKind,
     problems: list[Problem],
-    seen: dict[str, int],
+    seen: Seen,
 ) -> Entry | None:
     try:
         date, time, title = parse_heading(lines[start], kind)
@@ -340,9 +340,9 @@ class Seen(dict[str, int]):
         self.after: dict[str, int] = {}
 
 
-def _derive_id(date: dt.date, title: str, seen: dict[str, int]) -> str:
+def _derive_id(date: dt.date, title: str, seen: Seen) -> str:
     base = f"{date.isoformat()}-{markup.slugify(title)}"
-    return next_free_id(base, seen, seen.after if isinstance(seen, Seen) else None)
+    return next_free_id(base, seen, seen.after)
 
 
 def next_free_id(

@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 from ..errors import InvalidInput
-from . import storage
+from . import reading, storage
 
 
 def run(root: Path, *args: str) -> bytes:
@@ -75,10 +75,10 @@ def ignore_outputs(repo: Path) -> list[str]:
         return "".join(f"{line}\n" for line in ["# built by memsite, not memory", *added])
 
     try:
-        text = storage.replaced_text(path)
+        text = reading.replaced_text(path)
     except FileNotFoundError:
         text = ""
-    except (OSError, storage.NotAFile):
+    except (OSError, reading.NotAFile):
         return []
     have = {line.strip() for line in text.splitlines()}
     if all(have & same for same in _OUTPUTS.values()):
@@ -126,8 +126,8 @@ def ignored_by(root: Path, folder: str) -> str | None:
 def _ignored_here(root: Path, folder: str) -> str | None:
     path = root / ".gitignore"
     try:
-        lines = storage.replaced_text(path).splitlines()
-    except (OSError, storage.NotAFile):
+        lines = reading.replaced_text(path).splitlines()
+    except (OSError, reading.NotAFile):
         return None
     same = {f"{lead}{folder}{tail}" for lead in ("", "/") for tail in ("", "/", "/*", "/**")}
     found = None

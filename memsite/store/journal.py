@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import SUPERSEDES, MemsiteError, UnknownReference, WriteFailed
-from . import inputs, preflight, storage, tree
+from . import inputs, preflight, reading, storage, tree
 from .format import DECISIONS, LEARNINGS, file_title, next_free_id, parse_entries, render_entry
 from .markup import slugify
 from .model import Entry
@@ -130,8 +130,8 @@ class Journal:
             if Path(other).as_posix() == rel:
                 continue
             try:
-                text = storage.replaced_text(self.root / other)
-            except (OSError, storage.NotAFile):
+                text = reading.replaced_text(self.root / other)
+            except (OSError, reading.NotAFile):
                 continue
             for marker in ("<!-- id: ", "**Id:** "):
                 at = text.find(marker + base)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import BadValue, NotFound, UnsafePath
-from . import storage
+from . import reading, storage
 from .format import DECISIONS, LEARNINGS, PERSONA, Parsed, Problem, parse_entries
 from .inputs import escaped, is_utf8
 
@@ -131,7 +131,7 @@ def persona_is_template(root: Path) -> bool:
 
 def _persona_text(root: Path) -> str | None:
     try:
-        raw = storage.read_inside(root, root / PERSONA)
+        raw = reading.read_inside(root, root / PERSONA)
     except (OSError, UnsafePath):
         return None
     return raw.decode("utf-8", errors="replace")
@@ -147,7 +147,7 @@ def markdown_files(root: Path) -> tuple[list[str], list[Problem]]:
     """Every ``.md`` of the tree as a root-relative POSIX path, sorted; links out are skipped."""
     found: list[str] = []
     problems: list[Problem] = []
-    real_root = storage.resolved(root)
+    real_root = reading.resolved(root)
     for folder, dirs, files in os.walk(root):
         here = Path(folder)
         keep = []
@@ -187,7 +187,7 @@ def _not_a_file(path: Path) -> str:
         mode = path.stat().st_mode
     except OSError:
         return ""  # gone, or a dangling link: its reader says so
-    return "" if stat.S_ISREG(mode) else storage.kind_of(mode)
+    return "" if stat.S_ISREG(mode) else reading.kind_of(mode)
 
 
 def _rel(root: Path, path: Path) -> str:
@@ -205,14 +205,12 @@ def _link_out(real_root: Path, path: Path) -> str:
     if not path.is_symlink():
         return ""
     try:
-        real = storage.resolved(path)
+        real = reading.resolved(path)
     except OSError:
         return "symbolic link loop"
-    return (
-        ""
-        if real == real_root or real_root in real.parents
-        else ("symbolic link points outside the tree")
-    )
+    if real == real_root or real_root in real.parents:
+        return ""
+    return "symbolic link points outside the tree"
 
 
 @dataclass
@@ -230,24 +228,16 @@ def read_file(root: Path, rel: str) -> tuple[Parsed, str | None]:
     """Parse one file; a file that cannot be read becomes a problem, never an exception."""
     path = root / rel
     try:
-        raw = storage.read_regular(path)  # a FIFO would wait for a writer for ever
+        raw = reading.read_regular(path)  # a FIFO would wait for a writer for ever
     except OSError as err:
         return Parsed(problems=[Problem(rel, 1, f"cannot read: {err.strerror}")]), None
-    except storage.NotAFile:
+    except reading.NotAFile:
         return Parsed(problems=[Problem(rel, 1, "not a regular file; skipped")]), None
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = raw.count(b"\n", 0, err.start) + 1
-        message = (
-            f"not valid UTF-8 (byte 0x{raw[err.start]:02x}); file skipped, re-save it as UTF-8"
-        )
-        return Parsed(problems=[Problem(rel, line, message)]), None
-    if "\x00" in text:
-        line = text.count("\n", 0, text.index("\x00")) + 1
-        return Parsed(
-            problems=[Problem(rel, line, "contains NUL bytes (binary?); file skipped")]
-        ), None
+        text = reading.text_of(raw)
+    except reading.NotText as err:  # what no write appends to either (storage.append)
+        advice = ", re-save it as UTF-8" if err.encoding else ""
+        return Parsed(problems=[Problem(rel, err.line, f"{err.why}; file skipped{advice}")]), None
     fallback = dt.date.fromtimestamp(path.stat().st_mtime)
     parsed = parse_entries(text, rel, fallback_date=fallback)
     parsed.problems[:0] = _layout_warnings(rel, raw)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import InvalidInput
-from ...store import storage
+from ...store import reading
 from ...store.markup import heading_level, heading_text
 from ..chunks import Chunk
 from ..headings import toc_slug
@@ -79,10 +79,10 @@ def read_queries(path: Path) -> list[Labelled]:
     # read as the tree's files are: a FIFO given as QUERIES hung eval for ever waiting for a
     # writer, and a file that is not UTF-8 ended in a UnicodeDecodeError traceback
     try:
-        raw = storage.read_regular(Path(path))
+        raw = reading.read_regular(Path(path))
     except OSError as err:
         raise InvalidInput(f"{path}: cannot read ({err.strerror})") from None
-    except storage.NotAFile as err:
+    except reading.NotAFile as err:
         raise InvalidInput(str(err)) from None
     try:
         lines = raw.decode("utf-8").splitlines()

@@ -30,7 +30,7 @@ from pathlib import Path
 import whoosh
 import whoosh.index
 
-from ...store import storage, tree
+from ...store import reading, tree
 from ...store.records import renamed_ids
 from .. import meaning
 from ..chunks import Chunk, chunk_file
@@ -129,9 +129,9 @@ class FreshIndex:
             kept = self._chunked.get(rel)
             if kept is not None and kept[0] == key:
                 return kept[1]
-            raw = storage.read_regular(path)  # never waits on a FIFO
+            raw = reading.read_regular(path)  # never waits on a FIFO
             day = dt.date.fromtimestamp(stat.st_mtime)
-        except (OSError, storage.NotAFile):
+        except (OSError, reading.NotAFile):
             return None
         read = self._chunk(rel, raw, day)
         if self._keep_chunked:

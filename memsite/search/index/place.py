@@ -11,18 +11,13 @@ import os
 from pathlib import Path
 
 from ...store.markup import slugify
+from ...store.reading import real_path
 
 
 def default_cache_dir(root: Path) -> Path:
     """``$MEMSITE_CACHE``, else a ``.memsite`` folder beside the tree."""
     env = os.environ.get("MEMSITE_CACHE")
-    return Path(env) if env else _real(root).parent / ".memsite"
-
-
-def _real(root: Path) -> Path:
-    # realpath, not Path.resolve: a --root that is a link loop is then said to be no tree
-    # (tree.check_root), not a RuntimeError from Python 3.11's resolve
-    return Path(os.path.realpath(root))
+    return Path(env) if env else real_path(root).parent / ".memsite"
 
 
 def content_hash(data: bytes) -> str:
@@ -32,7 +27,7 @@ def content_hash(data: bytes) -> str:
 
 def index_key(root: Path) -> str:
     """The name of the tree's folder in the cache: its name and a hash of its real path."""
-    real = _real(root)
+    real = real_path(root)  # a --root that is a link loop: no tree, later
     return f"{slugify(real.name, 40)}-{content_hash(str(real).encode())[:8]}"
 
 

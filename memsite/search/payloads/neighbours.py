@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ...errors import UnsafePath
-from ...store import markup, storage
+from ...store import markup, reading
 from ...store.format import parse_entries
 from ...store.model import Entry
 from ..chunks import ID_LINE
@@ -81,7 +81,7 @@ def _parsed(root: Path, path: str) -> Sequence[Entry]:
         kept = _PARSED.get(key)
         if kept is not None and kept[0] == seen:
             return kept[1]
-        raw = storage.read_inside(root, root / path, limit=MAX_LOG)
+        raw = reading.read_inside(root, root / path, limit=MAX_LOG)
         entries = parse_entries(raw.decode("utf-8"), path).entries
     # a day log grown past MAX_LOG, or made a link out, lends its hits no neighbours: the
     # hits themselves still come (issue 36.7)
@@ -89,8 +89,8 @@ def _parsed(root: Path, path: str) -> Sequence[Entry]:
         OSError,
         UnicodeDecodeError,
         ValueError,
-        storage.NotAFile,
-        storage.TooLarge,
+        reading.NotAFile,
+        reading.TooLarge,
         UnsafePath,
     ):
         return ()

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from ...errors import UnsafePath
-from ...store import code, storage, tree
+from ...store import code, reading, tree
 from ...store.format import DECISIONS, LEARNINGS
 from ...store.model import Entry
 from ...store.records import ids_of, read_records
@@ -185,8 +185,8 @@ def _recent_activity(root: Path) -> list[Hit]:
     for path in logs:
         rel = path.relative_to(root).as_posix()
         try:
-            chunks = chunk_file(rel, storage.replaced_text(path))
-        except (OSError, storage.NotAFile):  # a FIFO there would wait for a writer
+            chunks = chunk_file(rel, reading.replaced_text(path))
+        except (OSError, reading.NotAFile):  # a FIFO there would wait for a writer
             continue
         activity += [span_hit(Span((c,), c, 0.0)) for c in chunks if c.kind == "activity"]
     activity.sort(key=lambda h: (h.date, h.time or dt.time()), reverse=True)

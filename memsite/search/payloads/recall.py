@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ...errors import BUDGET
-from ...store import storage
+from ...store import reading
 from ...store.markup import slugify
 from ..chunks import ID_LINE
 from ..ranking import Hit, newest_first_among_ties
@@ -37,8 +37,8 @@ _SITE_URL = re.compile(r"^site_url:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
 def site_url(root: Path) -> str | None:
     """``site_url`` of the ``mkdocs.yml`` beside the tree, if there is one."""
     try:
-        text = storage.read_text(Path(root).resolve().parent / "mkdocs.yml")
-    except (OSError, UnicodeDecodeError, storage.NotAFile):
+        text = reading.read_text(Path(root).resolve().parent / "mkdocs.yml")
+    except (OSError, UnicodeDecodeError, reading.NotAFile):
         return None
     match = _SITE_URL.search(text)
     return match.group(1).rstrip("/") + "/" if match else None

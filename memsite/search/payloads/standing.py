@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ...errors import MemsiteError
-from ...store import storage
+from ...store import reading
 from ...store.session import checkpoints, hot
 from ..chunks import chunk_file
 from ..history import is_history
@@ -74,8 +74,8 @@ def newest_checkpoint(root: Path) -> Hit | None:
     if entry is None:
         return None
     try:
-        text = storage.replaced_text(root / entry.path)
-    except (OSError, storage.NotAFile):
+        text = reading.replaced_text(root / entry.path)
+    except (OSError, reading.NotAFile):
         return None
     for chunk in chunk_file(entry.path, text):
         if chunk.id == entry.id:

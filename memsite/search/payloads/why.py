@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import BUDGET, PATH
-from ...store import code, storage, tree
+from ...store import code, reading, tree
 from ...store.format import DECISIONS, LEARNINGS
 from ...store.markup import FIELD_SHAPE
 from ...store.model import Entry, comma_list
@@ -123,8 +123,8 @@ def may_govern(root: Path, wanted: str) -> bool:
     (in a code block) errs towards True; ``Governance`` then decides."""
     for rel in (DECISIONS, LEARNINGS):
         try:
-            text = storage.replaced_text(root / rel)
-        except (OSError, storage.NotAFile):
+            text = reading.replaced_text(root / rel)
+        except (OSError, reading.NotAFile):
             continue
         for found in _PATHS_FIELD.finditer(text):
             if found.group(1).strip().lower() != "paths":

@@ -8,16 +8,13 @@ Each function returns why a folder is refused, or None; its caller raises.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from ...store.reading import real_path
 
 # what a folder a build wrote holds beside its index.html (MkDocs and Zensical write both)
 _BUILT = ("404.html", "sitemap.xml", "sitemap.xml.gz")
 _OURS = "assets/memsite"  # an export's assets folder, under docs/, named in its mkdocs.yml
-
-
-def _real(path: Path) -> Path:
-    return Path(os.path.realpath(path))  # never raises, a link loop included
 
 
 def site_refusal(
@@ -26,15 +23,15 @@ def site_refusal(
     """Why a build may not replace ``site_dir`` with the site of the tree ``root`` (its index
     in ``cache``), or None: it holds the tree or the cache or lies inside the tree, it is the
     current folder or holds it, or it holds files that are not a site a build wrote."""
-    site, tree = _real(site_dir), _real(root)
-    held = [tree, *([_real(cache)] if cache is not None else [])]
+    site, tree = real_path(site_dir), real_path(root)
+    held = [tree, *([real_path(cache)] if cache is not None else [])]
     if any(site == path or site in path.parents for path in held) or tree in site.parents:
         return (
             f"{name} {site_dir} holds the memory tree or its cache, or lies inside the tree, "
             "and the site replaces it whole: give a folder of its own (default: site/ beside "
             "the tree)"
         )
-    here = _real(Path.cwd())
+    here = real_path(Path.cwd())
     if site == here or site in here.parents:
         return (
             f"{name} {site_dir} is the current folder or holds it, and the site replaces it "
@@ -62,7 +59,7 @@ def export_refusal(out: Path, root: Path, name: str) -> str | None:
     """Why an export may not write ``mkdocs.yml`` and ``docs/`` into ``out``, or None: it is
     the tree or lies inside it (its pages would become memory), or it holds an
     ``mkdocs.yml`` or a ``docs/`` that an export did not write."""
-    folder, tree = _real(out), _real(root)
+    folder, tree = real_path(out), real_path(root)
     if folder == tree or tree in folder.parents:
         return f"{name} {out} is the memory tree or lies inside it: give a folder outside it"
     config, docs = folder / "mkdocs.yml", folder / "docs"

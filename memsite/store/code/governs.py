@@ -12,7 +12,6 @@ one that cannot be compiled is refused at write and skipped by every reader (iss
 
 from __future__ import annotations
 
-import os
 import posixpath
 import re
 from collections.abc import Iterable
@@ -21,6 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from ...errors import COMMIT, PATHS, BadValue, InvalidInput, Param
 from ..model import Entry
+from ..reading import real_path
 from .globs import compile as compile_glob
 from .globs import problem as glob_problem
 
@@ -30,9 +30,7 @@ _HASH = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 
 def repository_root(tree: Path) -> Path:
     """The root of the repository that holds the memory tree ``tree``."""
-    # realpath, never raising: a tree that is a link loop is then said to be no tree where
-    # the command checks it, not a RuntimeError here (Path.resolve on Python 3.11)
-    start = Path(os.path.realpath(tree))
+    start = real_path(tree)  # a tree that is a link loop: no tree, where the command checks
     for folder in (start, *start.parents):
         if (folder / ".git").exists():
             return folder
@@ -55,7 +53,7 @@ def normalise(path: str, repo: Path, name: str | Param = PATHS) -> str:
     folder = text.endswith("/")
     if text.startswith("/"):
         absolute = PurePosixPath(posixpath.normpath(text))
-        base = PurePosixPath(os.path.realpath(repo))
+        base = PurePosixPath(real_path(repo))
         if absolute != base and base not in absolute.parents:
             raise InvalidInput(f"{name} {path!r} is outside the repository {repo}")
         text = absolute.relative_to(base).as_posix()
@@ -74,7 +72,7 @@ def from_folder(path: str, repo: Path, here: Path) -> str:
     and any path typed at the root or outside ``repo``, is returned as given; one that leads
     out of ``repo`` is returned absolute, for ``normalise`` to refuse."""
     text = path.strip().replace("\\", "/")
-    base, folder = Path(os.path.realpath(repo)), Path(os.path.realpath(here))
+    base, folder = real_path(repo), real_path(here)
     if not text or text.startswith("/") or base not in folder.parents:
         return path
     joined = posixpath.normpath(f"{folder.relative_to(base).as_posix()}/{text}")

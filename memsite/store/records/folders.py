@@ -6,7 +6,7 @@
     paths = ["../docs/adr"]   # folders or globs, relative to the tree
 
 Which files they give is :mod:`.listing`'s (a walk that stays in the repository, within a
-budget); every file goes through ``storage.read_inside``: no link out of the repository,
+budget); every file goes through ``reading.read_inside``: no link out of the repository,
 regular files only, at most ``MAX_BYTES``. A record's id is its file's name, unless a
 decision or learning of the tree has it (:mod:`.ids`). A record's path is relative to the
 tree (``../docs/adr/0001-x.md``), as every entry's is. Records are never written: what is
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import InvalidInput, UnsafePath
-from .. import code, storage
+from .. import code, reading
 from ..format import Problem
 from ..git import run
 from ..model import Entry
@@ -116,13 +116,13 @@ def _text(root: Path, repo: Path | None, rel: str, problems: list[Problem]) -> s
     went through a link to it, else read without following one (the walk checked its way)."""
     try:
         if repo is None:
-            raw = storage.read_regular(root / rel, limit=MAX_BYTES, follow=False)
+            raw = reading.read_regular(root / rel, limit=MAX_BYTES, follow=False)
         else:
-            raw = storage.read_inside(repo, root / rel, limit=MAX_BYTES)
+            raw = reading.read_inside(repo, root / rel, limit=MAX_BYTES)
     except UnsafePath:
         problems.append(Problem(rel, 1, "resolves outside the repository; not read"))
         return None
-    except (storage.NotAFile, storage.TooLarge) as err:
+    except (reading.NotAFile, reading.TooLarge) as err:
         problems.append(Problem(rel, 1, _after_path(str(err))))
         return None
     except FileNotFoundError:

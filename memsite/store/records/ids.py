@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from .. import storage
+from .. import reading
 from ..format import DECISIONS, LEARNINGS, next_free_id, parse_entries
 from ..model import Entry
 from .formats import record_id
@@ -43,8 +43,8 @@ def taken_ids(root: Path) -> dict[str, str]:
     taken: dict[str, str] = {}
     for rel in (DECISIONS, LEARNINGS):
         try:
-            text = storage.read_regular(root / rel).decode("utf-8")
-        except (OSError, storage.NotAFile, UnicodeDecodeError):
+            text = reading.read_regular(root / rel).decode("utf-8")
+        except (OSError, reading.NotAFile, UnicodeDecodeError):
             continue  # as the tree reads it: a file it cannot read has no entries
         if "\x00" in text:
             continue

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .. import storage
+from .. import reading, storage
 from ..inputs import stored_line
 
 CARRIED = "hot/carried.json"
@@ -22,7 +22,7 @@ def load(root: Path) -> list[tuple[str, str]]:
     when the file is missing or cannot be read (carried work is a courtesy, not a record:
     the archived session in the warm log still lists it)."""
     try:
-        raw = storage.read_inside(root, root / CARRIED, limit=MAX_CARRIED)
+        raw = reading.read_inside(root, root / CARRIED, limit=MAX_CARRIED)
         data = json.loads(raw.decode("utf-8"))
         items = data.get("pending") if isinstance(data, dict) else None
         # one clean line each, as the live session reads them back: a lone surrogate's

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import InvalidInput
-from .. import inputs, storage, tree
+from .. import inputs, reading, storage, tree
 from ..format import parse_entries
 from ..journal import Journal
 from ..model import Entry, HotContext
@@ -328,7 +328,7 @@ def given(summary: str) -> Summarize:
 def _day_entries(root: Path, day: dt.date) -> list[Entry]:
     path = tree.day_log(root, day)
     try:
-        text = storage.replaced_text(path)
+        text = reading.replaced_text(path)
     except (FileNotFoundError, NotADirectoryError):
         return []
     return parse_entries(text, path.relative_to(root).as_posix()).entries

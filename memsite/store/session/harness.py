@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import storage
+from .. import reading, storage
 from . import hot
 
 STATE = "hot/harness.json"
@@ -112,7 +112,7 @@ def load(root: Path) -> Harness:
     """The bookkeeping, or an empty one when there is none or it cannot be read (then
     ``problem`` says why)."""
     try:
-        raw = storage.read_inside(root, root / STATE, limit=MAX_STATE)
+        raw = reading.read_inside(root, root / STATE, limit=MAX_STATE)
     except FileNotFoundError:
         return Harness()
     except Exception as err:  # noqa: BLE001 - bookkeeping only: start again, never fail a hook

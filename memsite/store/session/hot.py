@@ -17,7 +17,7 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from ...errors import MemsiteError, UnsafePath
-from .. import storage
+from .. import reading, storage
 from ..inputs import escaped
 from ..model import HotContext
 
@@ -111,7 +111,7 @@ class BrokenContext(MemsiteError):
 def load(root: Path) -> HotContext | None:
     path = root / current_file()
     try:
-        raw = storage.read_inside(root, path)
+        raw = reading.read_inside(root, path)
     except FileNotFoundError:
         return None
     except UnsafePath as err:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ...errors import START_SESSION, InvalidInput, NotFound, WriteFailed
-from .. import storage, tree
+from .. import reading, storage, tree
 from ..format import next_free_id, parse_entries
 from ..journal import Journal
 from ..model import Entry, HotContext, SessionStart
@@ -251,7 +251,7 @@ def _holds(entry: Entry, details: dict[str, str], body: str, summary: str | None
 def _day_entries(root: Path, day: dt.date) -> list[Entry]:
     path = tree.day_log(root, day)
     try:
-        text = storage.replaced_text(path)
+        text = reading.replaced_text(path)
     except FileNotFoundError:
         return []
     return parse_entries(text, path.relative_to(root).as_posix()).entries

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .. import storage
+from .. import reading, storage
 from ..format import Problem
 from . import hot
 
@@ -28,7 +28,7 @@ MAPPED, UNMAPPED = "+", "-"
 
 def _load(root: Path) -> dict[str, Any]:
     try:
-        data = json.loads(storage.read_inside(root, root / FILE, limit=LIMIT).decode("utf-8"))
+        data = json.loads(reading.read_inside(root, root / FILE, limit=LIMIT).decode("utf-8"))
     except Exception:  # noqa: BLE001 - bookkeeping only: a damaged file starts again
         return {}
     return data if isinstance(data, dict) else {}
