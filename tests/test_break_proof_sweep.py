@@ -96,13 +96,13 @@ class CountingReader:
 def test_a_pasted_word_of_200000_characters_is_not_read_as_an_abbreviation() -> None:
     # every prefix from half its length down was hashed whole: recall of one such word ran
     # for minutes, and the prompt hook gave up at its 5 s limit
-    from memsite.search.index import search
+    from memsite.search.index import asking
 
     reader = CountingReader("auth")
     # the stemmed word ("authent") the memory abbreviates is still read as the memory spells it
-    assert search._as_the_memory_spells(reader, "tokens and authentication") == {"authent": "auth"}
+    assert asking.as_the_memory_spells(reader, "tokens and authentication") == {"authent": "auth"}
     reader.lookups = 0
-    assert search._as_the_memory_spells(reader, "blob 0x" + "f" * 200_000) == {}
+    assert asking.as_the_memory_spells(reader, "blob 0x" + "f" * 200_000) == {}
     assert reader.lookups < 100
 
 

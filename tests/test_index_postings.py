@@ -10,6 +10,7 @@ from whoosh.query import And, ConstantScoreQuery, Query
 from whoosh.scoring import TF_IDF
 
 from memsite import Memory
+from memsite.search.index import asking
 from memsite.search.index import postings as index_postings
 from memsite.search.index import search as index_search
 from memsite.search.index.cache import SearchIndex
@@ -37,8 +38,8 @@ FILTERS = [
 
 def whoosh_answer(searcher, query: str, limit: int) -> list[tuple[int, float]]:  # type: ignore[no-untyped-def]
     parsed = parse_query(query)
-    wanted = index_search._query(parsed, searcher.reader())
-    narrow = index_search._filter_query(parsed.filters)
+    wanted = asking.whoosh_query(parsed, searcher.reader())
+    narrow = asking.filter_query(parsed.filters)
     if narrow is not None:
         wanted = And([wanted, ConstantScoreQuery(narrow, 0.0)])
     # every match, then the best: with a filter, Whoosh's top-N collection drops documents
@@ -49,8 +50,8 @@ def whoosh_answer(searcher, query: str, limit: int) -> list[tuple[int, float]]: 
 
 def bulk_answer(searcher, query: str, limit: int) -> list[tuple[int, float]]:  # type: ignore[no-untyped-def]
     parsed = parse_query(query)
-    wanted = index_search._query(parsed, searcher.reader())
-    narrow = index_search._filter_query(parsed.filters)
+    wanted = asking.whoosh_query(parsed, searcher.reader())
+    narrow = asking.filter_query(parsed.filters)
     allowed = None
     if narrow is not None:
         parts: list[Query] = narrow.subqueries if type(narrow) is And else [narrow]
@@ -111,7 +112,7 @@ def test_documents_with_is_the_filter_whoosh_applies(sample: Path) -> None:
         searcher = index._fresh_searcher()
         reader = searcher.reader()
         for narrow in FILTERS[1:]:
-            query = index_search._filter_query(parse_query("x" + narrow).filters)
+            query = asking.filter_query(parse_query("x" + narrow).filters)
             assert query is not None
             parts = query.subqueries if type(query) is And else [query]
             found = index_postings.documents_with(

@@ -9,7 +9,6 @@ snippets and plain figures); what an agent is handed is made of it above the ind
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -17,14 +16,10 @@ from typing import TYPE_CHECKING
 from whoosh import highlight
 from whoosh.query import (
     And,
-    AndMaybe,
     ConstantScoreQuery,
     Or,
-    Phrase,
-    Prefix,
     Query,
     Term,
-    TermRange,
 )
 
 from .. import meaning
@@ -34,6 +29,7 @@ from ..ranking import Found, Signal, fuse_scores
 from ..snippets import SNIPPET_CHARS, clip, flat, plain
 from ..spans import Span, assemble_spans
 from . import postings
+from .asking import as_the_memory_spells, filter_query, whoosh_query, words_of
 from .documents import ANALYZER, FIELDS, attrs, record_documents, stored_chunk, term_documents
 
 if TYPE_CHECKING:
@@ -41,14 +37,6 @@ if TYPE_CHECKING:
 
 SECTION_POOL = 50  # best sections considered per query
 RECORD_POOL = 20  # best records considered per query
-COMPLETE_FROM = 4  # query words this long also match indexed words they begin
-COMPLETIONS = 1  # at most this many such longer words per query word and field
-COMPLETION_WEIGHT = 0.5
-# a word longer than this (a pasted hash or blob, never a word a memory abbreviates) is not
-# read as an abbreviation: each shorter prefix tried is hashed whole, so a word of 200,000
-# characters took minutes (the sweep after issue 36)
-ABBREVIATED_UP_TO = 40
-
 Vectors = Callable[[], meaning.Store | None]  # the index's vectors, None without the extra
 
 
@@ -64,9 +52,9 @@ def search(  # type: ignore[no-untyped-def]
     reader = searcher.reader()
     asked = " ".join([query.words, *query.phrases])
     # the floor measures a word the memory abbreviates as the memory spells it (issue 36)
-    spelled = _as_the_memory_spells(reader, asked)
-    wanted = _query(query, reader)
-    narrow = _filter_query(filters)
+    spelled = as_the_memory_spells(reader, asked)
+    wanted = whoosh_query(query, reader)
+    narrow = filter_query(filters)
     if wanted is None:
         if narrow is None:
             return Found((), ())
@@ -125,7 +113,7 @@ def search(  # type: ignore[no-untyped-def]
         matched,
         limit,
     )
-    terms = list(dict.fromkeys(spelled.get(t, t) for t in _terms(asked)))
+    terms = list(dict.fromkeys(spelled.get(t, t) for t in words_of(asked)))
     return Found(
         spans=tuple(spans),
         snippets=tuple(_snippet(span.seed.body, terms) for span in spans),
@@ -253,73 +241,6 @@ def _idf(searcher, words: set[str]) -> dict[str, float]:  # type: ignore[no-unty
     return {word: math.log(count / (searcher.doc_frequency("body", word) + 1)) for word in words}
 
 
-def _terms(text: str) -> list[str]:
-    return list(dict.fromkeys(token.text for token in ANALYZER(text, mode="query")))
-
-
-def _as_the_memory_spells(reader, text: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
-    """The query's words no document holds (in any field) that the memory abbreviates: each
-    to the longest word the memory holds that it begins with, of at least COMPLETE_FROM
-    letters and at most half the word as typed (a word of at most ABBREVIATED_UP_TO).
-
-    A memory that says "auth" and never "authentication" (the bundled sample) is asked
-    "what did we decide about tokens and authentication" (issue 36); "config" and "repo"
-    stand for their words the same way. At most half: a word merely beginning another
-    ("read" in "readme", "perf" in "perfect") is not its abbreviation. A word the memory
-    holds is never read otherwise.
-    """
-    spelled: dict[str, str] = {}
-    for token in ANALYZER(text, chars=True, mode="query"):
-        word, typed = token.text, token.endchar - token.startchar
-        if len(word) > ABBREVIATED_UP_TO or word in spelled:
-            continue
-        if any(reader.doc_frequency(f, word) for f in FIELDS):
-            continue
-        for end in range(min(len(word) - 1, typed // 2), COMPLETE_FROM - 1, -1):
-            if any(reader.doc_frequency(f, word[:end]) for f in FIELDS):
-                spelled[word] = word[:end]
-                break
-    return spelled
-
-
-def _query(query: Parsed, reader=None) -> Query | None:  # type: ignore[no-untyped-def]
-    words = _terms(query.words)
-    free = Or([Term(field, word) for word in words for field in FIELDS]) if words else None
-    if free is not None and reader is not None:
-        free = Or([free, *_completions(reader, words)])
-    phrases: list[Query] = []
-    for phrase in query.phrases:
-        terms = _terms(phrase)
-        if len(terms) == 1:
-            phrases.append(Or([Term("heading", terms[0]), Term("body", terms[0])]))
-        elif terms:
-            phrases.append(Or([Phrase("heading", terms), Phrase("body", terms)]))
-    if not phrases:
-        return free
-    required = phrases[0] if len(phrases) == 1 else And(phrases)
-    return AndMaybe(required, free) if free is not None else required
-
-
-def _completions(reader, words: list[str]) -> list[Query]:  # type: ignore[no-untyped-def]
-    """The first longer indexed word that starts with a query word, at reduced weight.
-
-    "mongo" then also finds "mongodb", "hasher" finds "hashers"; stemming alone does not.
-    Measured on both labelled sets: +0.01-0.02 recall@5 and MRR@10.
-    """
-    found: list[Query] = []
-    for word in words:
-        if len(word) < COMPLETE_FROM:
-            continue
-        for field in ("heading", "body"):
-            terms = (t.decode("utf-8") for t in reader.expand_prefix(field, word))
-            longer = (t for t in terms if t != word)
-            found += [
-                Term(field, term, boost=COMPLETION_WEIGHT)
-                for term in itertools.islice(longer, COMPLETIONS)
-            ]
-    return found
-
-
 def _add_meaning(searcher, meaning, groups, sizes, filters: Filters) -> set[str]:  # type: ignore[no-untyped-def]
     """Add the sections and records closest in meaning to the candidates; return the seeds.
 
@@ -356,34 +277,6 @@ def _add_meaning(searcher, meaning, groups, sizes, filters: Filters) -> set[str]
                 sizes[(path, record)] = fields["meta"]["size"]
                 groups.setdefault((path, record), {})
     return seeds
-
-
-def _filter_query(filters: Filters) -> Query | None:
-    parts: list[Query] = []
-    for field, values in (
-        ("kind", filters.kinds),
-        ("tier", filters.tiers),
-        ("category", filters.categories),
-        ("path", filters.paths),
-    ):
-        if values:
-            parts.append(Or([Term(field, value) for value in values]))
-    parts += [Term("tags", tag) for tag in filters.tags]
-    if filters.records is not None:  # the entries a governs: filter named (issue 39.7)
-        parts.append(Or([Term("record", record) for record in filters.records]))
-    if filters.dates:
-        parts.append(Or([Prefix("date", day) for day in filters.dates]))
-    if filters.since or filters.until:
-        parts.append(
-            TermRange(
-                "date",
-                filters.since.isoformat() if filters.since else None,
-                filters.until.isoformat() if filters.until else None,
-            )
-        )
-    if not parts:
-        return None
-    return parts[0] if len(parts) == 1 else And(parts)
 
 
 class _Bold(highlight.Formatter):
