@@ -424,3 +424,16 @@ def test_why_says_a_path_holding_a_newline_on_one_line(sample: Path) -> None:
     result = CliRunner().invoke(cli, ["--root", str(sample), "why", "a\nb"])
     assert result.exit_code == 0
     assert result.stderr == "memsite: nothing in memory governs or mentions a\\nb\n"
+
+
+def test_an_export_over_a_fifo_named_mkdocs_yml_is_refused_not_a_wait(
+    sample: Path, tmp_path: Path
+) -> None:
+    # whether the mkdocs.yml there was exported was read with read_text, which waits for a
+    # writer for ever on a FIFO; each command in its own process, under a guard
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / "mkdocs.yml")
+    done = in_a_process(sample, "build", "--docs-only", str(out))
+    assert done.returncode == 1
+    assert "holds an mkdocs.yml that memsite did not export" in done.stderr

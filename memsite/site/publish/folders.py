@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...store import reading
 from ...store.reading import real_path
 
 # what a folder a build wrote holds beside its index.html (MkDocs and Zensical write both)
@@ -81,7 +82,9 @@ def export_refusal(out: Path, root: Path, name: str) -> str | None:
 
 
 def _exported(config: Path) -> bool:
+    """Whether ``config`` is an ``mkdocs.yml`` an export wrote: read as the tree's files are
+    (a FIFO so named would wait for a writer for ever; one past a megabyte is no export's)."""
     try:
-        return _OURS in config.read_text("utf-8", errors="replace")[:100_000]
-    except OSError:
+        return _OURS in reading.read_regular(config, limit=1 << 20).decode("utf-8", "replace")
+    except (OSError, reading.NotAFile, reading.TooLarge):
         return False
