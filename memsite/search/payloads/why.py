@@ -197,6 +197,8 @@ class Governance:
                 -pair[0].line,
             )
         )
+        if not found:
+            return []  # nothing governs it: the cold files need not be chunked
         hits = self.hits
         return [
             Governing(hits[entry.id], best.how, best.pattern)
